@@ -1,0 +1,34 @@
+// Code generation: the analysed program -> one LLVM module, and the new pass
+// manager pipeline. The module defines `wo_main_entry` (the WoEntry of the
+// runtime) and, when `with_c_main` is set, a C `main` that calls wo_start.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace wo::sema {
+struct ProgramInfo;
+}
+
+namespace wo::codegen {
+
+struct Options {
+  int opt_level = 2;        // -O0 .. -O3
+  bool with_c_main = false; // woc build: emit `int main(int, char**)`
+};
+
+std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVMContext& ctx,
+                                    const Options& opts);
+
+// Runs the -O pipeline of the new pass manager over `m` for target `tm`.
+void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level);
+
+// The name of the entry function generated code defines.
+inline constexpr const char* kEntrySymbol = "wo_main_entry";
+
+}  // namespace wo::codegen

@@ -1,0 +1,22 @@
+// Trap codes (common/traps.def) as an enum plus their default messages.
+#pragma once
+#include <cstdint>
+
+namespace wo {
+
+enum class TrapCode : int64_t {
+#define TRAP(id, num, msg) id = num,
+#include "traps.def"
+#undef TRAP
+};
+
+inline const char* trap_default_message(int64_t code) {
+  switch (code) {
+#define TRAP(id, num, msg) case num: return msg;
+#include "traps.def"
+#undef TRAP
+    default: return "unknown trap";
+  }
+}
+
+}  // namespace wo

@@ -1,0 +1,22 @@
+// Loads a program: a .wo file or a directory (its .wo files form the main
+// module; every subdirectory holding .wo files is a module for `use`).
+// Reads, lexes and parses every file, then substitutes constants per module.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "common/diagnostics.h"
+#include "frontend/ast.h"
+#include "frontend/token.h"
+
+namespace wo {
+
+struct LoadResult {
+  ast::Program program;
+  std::string io_error;  // non-empty: the path could not be read (woc exits 2)
+};
+
+LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags,
+                        const LexOptions& opts);
+
+}  // namespace wo
