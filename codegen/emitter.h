@@ -1,0 +1,173 @@
+// The IR emitter's state, shared by the files of codegen/:
+//   module.cpp    module setup, runtime declarations, class layouts, entry points
+//   function.cpp  one function: slots, scopes, temporaries, unwind regions
+//   stmt.cpp      statements
+//   expr.cpp      expressions
+//
+// Memory discipline (docs/decisions/0001-value-representation.md): heap values
+// are reference counted. Every expression yields a Val that is either borrowed
+// (owned by someone else for at least the rest of the full expression) or an
+// owned temporary kept in a "temp slot". Every owned value lives in an alloca
+// that is null when empty, so an unwinding trap can release exactly what is
+// live: a landing pad loads each registered slot and releases it.
+#pragma once
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "sema/builtins.h"
+#include "sema/program_info.h"
+
+namespace wo::codegen {
+
+using sema::ClassInfo;
+using sema::FnInfo;
+using sema::Symbol;
+using sema::Type;
+using sema::TypeKind;
+
+struct Val {
+  llvm::Value* v = nullptr;
+  llvm::AllocaInst* temp = nullptr;  // set when this is an owned temporary held in a temp slot
+};
+
+struct ClassLayout {
+  llvm::StructType* type = nullptr;  // { i64 rc, ptr destroy, fields... }
+  llvm::Function* destroy = nullptr; // releases heap fields; null for predeclared records
+};
+
+// An unwind region: the function as a whole (cleanup, then resume) or the body
+// of a `try` (release what the body owns, then run the handler).
+struct Region {
+  llvm::BasicBlock* pad = nullptr;       // created on first use
+  std::vector<llvm::AllocaInst*> owned;  // heap slots registered while this region was open
+};
+
+struct Loop {
+  llvm::BasicBlock* break_bb;
+  llvm::BasicBlock* continue_bb;
+  size_t scope_depth;   // scopes_.size() when the loop body started
+  size_t break_scope_depth;  // scopes a `break` leaves (a for loop's variable scope too)
+  size_t temp_depth;    // temps_.size() when the loop started
+};
+
+class Emitter {
+ public:
+  Emitter(const sema::ProgramInfo& prog, llvm::LLVMContext& ctx, const Options& opts);
+  std::unique_ptr<llvm::Module> run();
+
+ private:
+  // ---- module.cpp
+  void set_target();
+  void declare_runtime();
+  llvm::Function* rt(const std::string& name);
+  llvm::Function* builtin_fn(const sema::BuiltinSig& b);
+  llvm::Type* llvm_type(const Type* t);
+  llvm::Type* slot_code_type(char code);
+  const ClassLayout& layout(const ClassInfo* cls);
+  void declare_fns();
+  void emit_entry_points();
+  llvm::Constant* text_literal(const std::string& bytes);
+  llvm::Constant* site(int64_t line);
+  llvm::Constant* c_string(const std::string& s);
+  void make_refcount_helpers();
+
+  // ---- function.cpp
+  void emit_fn(const FnInfo& fn);
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
+  llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding
+  llvm::AllocaInst* local_slot(const Symbol* sym);       // slot for a local/param symbol
+  void push_scope() { scopes_.emplace_back(); }
+  void pop_scope();                                       // releases the scope's owned slots
+  void release_slot(llvm::AllocaInst* slot);              // release + null
+  void release_scopes_from(size_t depth);                 // without popping (break/continue/return)
+  void push_temps() { temps_.emplace_back(); }
+  void pop_temps();                                       // releases the full expression's temporaries
+  void release_temps_from(size_t depth);
+  Val own_temp(llvm::Value* v);                           // a fresh owned heap value -> temp slot
+  llvm::Value* take_owned(const Val& v, const Type* t);   // an owned reference for storing
+  void retain(llvm::Value* p);
+  void release(llvm::Value* p);
+  llvm::BasicBlock* unwind_dest();
+  llvm::Value* call(llvm::FunctionCallee f, llvm::ArrayRef<llvm::Value*> args, const llvm::Twine& name = "");
+  void trap(int64_t code, int64_t line, const char* msg = nullptr);
+  void finish_function_pad(Region& r);
+  bool terminated() const;
+  llvm::BasicBlock* new_block(const std::string& name);
+
+  // ---- stmt.cpp
+  void emit_block(const ast::Block& b);
+  void emit_stmts(const std::vector<ast::StmtPtr>& stmts);
+  void emit_stmt(const ast::Stmt& s);
+  void emit_let(const ast::Stmt& s);
+  void emit_assign(const ast::Stmt& s);
+  void store_to_place(const ast::Expr& target, const Val& value);
+  void emit_if(const ast::Stmt& s);
+  void emit_while(const ast::Stmt& s);
+  void emit_do_while(const ast::Stmt& s);
+  void emit_for(const ast::Stmt& s);
+  void emit_return(const ast::Stmt& s);
+  void emit_jump(bool is_break);
+  llvm::Value* emit_cond(const ast::Expr& e);  // a full expression yielding i1
+
+  // ---- expr.cpp
+  Val emit_expr(const ast::Expr& e);
+  Val emit_name(const ast::Expr& e);
+  Val emit_unary(const ast::Expr& e);
+  Val emit_binary(const ast::Expr& e);
+  Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
+  Val emit_logical(const ast::Expr& e);
+  Val emit_call(const ast::Expr& e);
+  Val emit_builtin(const ast::Expr& e);
+  Val emit_member(const ast::Expr& e);
+  Val emit_index(const ast::Expr& e);
+  Val emit_list(const ast::Expr& e);
+  Val emit_ctor(const ast::Expr& e);
+  Val emit_try(const ast::Expr& e);
+  Val emit_switch(const ast::Expr& e);
+  Val emit_interp(const ast::Expr& e);
+  Val emit_field_default(const sema::FieldInfo& f);
+  llvm::Value* to_slot(llvm::Value* v, const Type* t);
+  llvm::Value* from_slot(llvm::Value* v, const Type* t);
+  llvm::Value* values_equal(llvm::Value* a, llvm::Value* b, const Type* t);
+  // Emits a statement list whose last expression statement is the value (switch arms, catch blocks).
+  void emit_valued_stmts(const std::vector<ast::StmtPtr>& stmts, llvm::AllocaInst* result, const Type* t);
+
+  const sema::ProgramInfo& prog_;
+  llvm::LLVMContext& ctx_;
+  Options opts_;
+  std::unique_ptr<llvm::Module> mod_;
+  llvm::IRBuilder<> b_;
+  llvm::Type* i64_;
+  llvm::Type* i1_;
+  llvm::Type* f64_;
+  llvm::PointerType* ptr_;
+
+  std::map<std::string, llvm::Function*> runtime_;
+  std::map<const FnInfo*, llvm::Function*> fns_;
+  std::map<const ClassInfo*, ClassLayout> layouts_;
+  std::map<std::string, llvm::Constant*> text_literals_;
+  std::map<std::pair<std::string, int64_t>, llvm::Constant*> sites_;
+  llvm::Function* retain_fn_ = nullptr;
+  llvm::Function* release_fn_ = nullptr;
+  llvm::StructType* site_type_ = nullptr;
+
+  // ---- per-function state
+  const FnInfo* fn_ = nullptr;
+  llvm::Function* llfn_ = nullptr;
+  llvm::BasicBlock* alloca_bb_ = nullptr;
+  std::map<const Symbol*, llvm::AllocaInst*> slots_;
+  std::vector<llvm::AllocaInst*> all_heap_slots_;
+  std::vector<Region*> regions_;
+  std::vector<std::vector<llvm::AllocaInst*>> scopes_;
+  std::vector<std::vector<llvm::AllocaInst*>> temps_;
+  std::vector<Loop> loops_;
+  llvm::Value* self_ = nullptr;
+};
+
+}  // namespace wo::codegen

@@ -1,0 +1,181 @@
+// One function at a time: parameters and locals in allocas, scopes that
+// release what they own, full-expression temporaries, and the unwind regions
+// whose landing pads release live values when a trap passes through.
+#include "codegen/emitter.h"
+
+namespace wo::codegen {
+
+llvm::BasicBlock* Emitter::new_block(const std::string& name) { return llvm::BasicBlock::Create(ctx_, name, llfn_); }
+
+bool Emitter::terminated() const { return b_.GetInsertBlock()->getTerminator() != nullptr; }
+
+llvm::AllocaInst* Emitter::entry_alloca(llvm::Type* t, const std::string& name) {
+  llvm::IRBuilder<> b(alloca_bb_, alloca_bb_->begin());
+  return b.CreateAlloca(t, nullptr, name);
+}
+
+llvm::AllocaInst* Emitter::heap_slot(const std::string& name) {
+  llvm::AllocaInst* slot = entry_alloca(ptr_, name);
+  // Null-initialise in the entry block (after the allocas) so a landing pad may always release it.
+  llvm::IRBuilder<> b(alloca_bb_->getTerminator() ? alloca_bb_->getTerminator() : nullptr);
+  if (alloca_bb_->getTerminator())
+    b.SetInsertPoint(alloca_bb_->getTerminator());
+  else
+    b.SetInsertPoint(alloca_bb_);
+  b.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
+  all_heap_slots_.push_back(slot);
+  for (Region* r : regions_) r->owned.push_back(slot);
+  return slot;
+}
+
+llvm::AllocaInst* Emitter::local_slot(const Symbol* sym) {
+  auto it = slots_.find(sym);
+  if (it != slots_.end()) return it->second;
+  llvm::AllocaInst* slot = sym->type->is_heap() ? heap_slot(sym->name) : entry_alloca(llvm_type(sym->type), sym->name);
+  slots_[sym] = slot;
+  return slot;
+}
+
+void Emitter::retain(llvm::Value* p) { b_.CreateCall(retain_fn_, {p}); }
+void Emitter::release(llvm::Value* p) { b_.CreateCall(release_fn_, {p}); }
+
+void Emitter::release_slot(llvm::AllocaInst* slot) {
+  release(b_.CreateLoad(ptr_, slot));
+  b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
+}
+
+void Emitter::pop_scope() {
+  if (!terminated())
+    for (auto it = scopes_.back().rbegin(); it != scopes_.back().rend(); ++it) release_slot(*it);
+  scopes_.pop_back();
+}
+
+void Emitter::release_scopes_from(size_t depth) {
+  for (size_t i = scopes_.size(); i-- > depth;)
+    for (auto it = scopes_[i].rbegin(); it != scopes_[i].rend(); ++it) release_slot(*it);
+}
+
+void Emitter::pop_temps() {
+  if (!terminated())
+    for (auto* slot : temps_.back()) release_slot(slot);
+  temps_.pop_back();
+}
+
+void Emitter::release_temps_from(size_t depth) {
+  for (size_t i = temps_.size(); i-- > depth;)
+    for (auto* slot : temps_[i]) release_slot(slot);
+}
+
+Val Emitter::own_temp(llvm::Value* v) {
+  llvm::AllocaInst* slot = heap_slot("tmp");
+  b_.CreateStore(v, slot);
+  temps_.back().push_back(slot);
+  return Val{v, slot};
+}
+
+llvm::Value* Emitter::take_owned(const Val& v, const Type* t) {
+  if (!t->is_heap()) return v.v;
+  if (v.temp) {
+    b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), v.temp);  // ownership leaves the temp slot
+    return v.v;
+  }
+  retain(v.v);
+  return v.v;
+}
+
+llvm::BasicBlock* Emitter::unwind_dest() {
+  Region* r = regions_.back();
+  if (!r->pad) r->pad = llvm::BasicBlock::Create(ctx_, "unwind", llfn_);
+  return r->pad;
+}
+
+llvm::Value* Emitter::call(llvm::FunctionCallee f, llvm::ArrayRef<llvm::Value*> args, const llvm::Twine& name) {
+  auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee());
+  bool nounwind = fn && fn->hasFnAttribute(llvm::Attribute::NoUnwind);
+  bool is_void = f.getFunctionType()->getReturnType()->isVoidTy();
+  if (nounwind || regions_.empty()) return b_.CreateCall(f, args, is_void ? "" : name);
+  llvm::BasicBlock* cont = new_block("cont");
+  llvm::Value* r = b_.CreateInvoke(f, cont, unwind_dest(), args, is_void ? "" : name);
+  b_.SetInsertPoint(cont);
+  return r;
+}
+
+void Emitter::trap(int64_t code, int64_t line, const char* msg) {
+  if (msg)
+    call(rt("wo_trap_msg"), {b_.getInt64(code), site(line), c_string(msg)});
+  else
+    call(rt("wo_trap"), {b_.getInt64(code), site(line)});
+  b_.CreateUnreachable();
+}
+
+// The function-level landing pad: release every owned slot, keep unwinding.
+void Emitter::finish_function_pad(Region& r) {
+  if (!r.pad) return;
+  if (llvm::pred_empty(r.pad)) {
+    r.pad->eraseFromParent();
+    return;
+  }
+  b_.SetInsertPoint(r.pad);
+  auto* lp = b_.CreateLandingPad(llvm::StructType::get(ctx_, {ptr_, b_.getInt32Ty()}), 0);
+  lp->setCleanup(true);
+  for (auto* slot : all_heap_slots_) release(b_.CreateLoad(ptr_, slot));
+  b_.CreateResume(lp);
+}
+
+void Emitter::emit_fn(const FnInfo& fn) {
+  fn_ = &fn;
+  llfn_ = fns_.at(&fn);
+  llfn_->setPersonalityFn(mod_->getFunction("__gxx_personality_v0"));
+  slots_.clear();
+  all_heap_slots_.clear();
+  scopes_.clear();
+  temps_.clear();
+  loops_.clear();
+  self_ = nullptr;
+
+  alloca_bb_ = llvm::BasicBlock::Create(ctx_, "entry", llfn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", llfn_);
+  Region fn_region;
+  regions_ = {&fn_region};
+  push_scope();
+  push_temps();
+
+  b_.SetInsertPoint(alloca_bb_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  unsigned arg = 0;
+  if (fn.self) self_ = llfn_->getArg(arg++);
+  for (const Symbol* p : fn.params) {
+    llvm::Value* v = llfn_->getArg(arg++);
+    v->setName(p->name);
+    llvm::AllocaInst* slot = local_slot(p);
+    if (p->type->is_heap() && p->assigned) {
+      // The body reassigns this parameter: it owns its own reference from here on.
+      retain(v);
+      scopes_.back().push_back(slot);
+    } else if (p->type->is_heap()) {
+      // Borrowed: never released by this function, so not an owned slot.
+      all_heap_slots_.pop_back();
+      for (Region* r : regions_) r->owned.pop_back();
+    }
+    b_.CreateStore(v, slot);
+  }
+
+  emit_block(*fn.decl->body);
+  if (!terminated()) {
+    pop_temps();
+    pop_scope();
+    if (fn.ret->kind == TypeKind::Void)
+      b_.CreateRetVoid();
+    else
+      b_.CreateUnreachable();  // sema proved every path returns
+  } else {
+    temps_.pop_back();
+    scopes_.pop_back();
+  }
+  finish_function_pad(fn_region);
+  regions_.clear();
+  fn_ = nullptr;
+}
+
+}  // namespace wo::codegen

@@ -1,0 +1,267 @@
+// Module-level lowering: runtime declarations (from common/builtins.def and
+// runtime/include/wo_runtime.h), class layouts and destroy functions, text
+// literals, trap sites, and the two entry points (wo_main_entry, C main).
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/emitter.h"
+
+namespace wo::codegen {
+
+Emitter::Emitter(const sema::ProgramInfo& prog, llvm::LLVMContext& ctx, const Options& opts)
+    : prog_(prog), ctx_(ctx), opts_(opts), mod_(std::make_unique<llvm::Module>("wo", ctx)), b_(ctx) {
+  i64_ = b_.getInt64Ty();
+  i1_ = b_.getInt1Ty();
+  f64_ = b_.getDoubleTy();
+  ptr_ = b_.getPtrTy();
+  site_type_ = llvm::StructType::create(ctx_, {ptr_, i64_}, "WoSite");
+}
+
+llvm::Type* Emitter::llvm_type(const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Int:
+    case TypeKind::Timestamp:
+    case TypeKind::Id: return i64_;
+    case TypeKind::Float: return f64_;
+    case TypeKind::Bool: return i1_;
+    case TypeKind::Void: return b_.getVoidTy();
+    default: return ptr_;
+  }
+}
+
+llvm::Type* Emitter::slot_code_type(char code) {
+  switch (code) {
+    case 'v': return b_.getVoidTy();
+    case 'b': return i1_;
+    case 'f': return f64_;
+    case 't':
+    case 'T':
+    case 'L':
+    case 'y': return ptr_;
+    default: return i64_;  // i n S e
+  }
+}
+
+namespace {
+// Runtime entry points that never unwind (no trap, no allocation).
+bool runtime_nounwind(const std::string& n) {
+  static const char* names[] = {"wo_retain", "wo_release", "wo_text_eq", "wo_text_cmp", "wo_text_len",
+                                "wo_list_len", "wo_starts_with", "wo_ends_with", "wo_index_of",
+                                "wo_last_index_of", "wo_float_cmp", "wo_float_of_int", "wo_now",
+                                "wo_print", "wo_print_err", "wo_print_int", "wo_byte_at_nothrow"};
+  for (auto* x : names)
+    if (n == x) return true;
+  return false;
+}
+}  // namespace
+
+void Emitter::declare_runtime() {
+  auto decl = [&](const std::string& name, llvm::Type* ret, std::vector<llvm::Type*> params, bool noreturn = false) {
+    auto* ft = llvm::FunctionType::get(ret, params, false);
+    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, mod_.get());
+    if (ret == i1_) f->addRetAttr(llvm::Attribute::ZExt);
+    if (noreturn) f->addFnAttr(llvm::Attribute::NoReturn);
+    if (runtime_nounwind(name)) f->addFnAttr(llvm::Attribute::NoUnwind);
+    runtime_[name] = f;
+  };
+  decl("wo_alloc", ptr_, {i64_, ptr_});
+  decl("wo_retain", b_.getVoidTy(), {ptr_});
+  decl("wo_release", b_.getVoidTy(), {ptr_});
+  decl("wo_trap", b_.getVoidTy(), {i64_, ptr_}, true);
+  decl("wo_trap_msg", b_.getVoidTy(), {i64_, ptr_, ptr_}, true);
+  decl("wo_catch", ptr_, {ptr_});
+  decl("wo_start", b_.getInt32Ty(), {b_.getInt32Ty(), ptr_, ptr_});
+  decl("wo_concat", ptr_, {ptr_, ptr_});
+  decl("wo_text_eq", i1_, {ptr_, ptr_});
+  decl("wo_text_cmp", i64_, {ptr_, ptr_});
+  decl("wo_list_new", ptr_, {i64_, i64_});
+  decl("wo_list_set", b_.getVoidTy(), {ptr_, i64_, i64_, ptr_});
+  for (auto& bi : sema::builtin_table()) {
+    std::string sym(bi.symbol);
+    if (runtime_.count(sym)) continue;
+    std::vector<llvm::Type*> params;
+    for (char c : bi.params) params.push_back(slot_code_type(c));
+    if (bi.flags & sema::TRAPS) params.push_back(ptr_);
+    decl(sym, slot_code_type(bi.result[0]), params);
+  }
+  llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), true), llvm::Function::ExternalLinkage,
+                         "__gxx_personality_v0", mod_.get());
+}
+
+llvm::Function* Emitter::rt(const std::string& name) {
+  auto it = runtime_.find(name);
+  if (it == runtime_.end()) {
+    llvm::errs() << "woc internal error: runtime function " << name << " is not declared\n";
+    std::abort();
+  }
+  return it->second;
+}
+
+llvm::Function* Emitter::builtin_fn(const sema::BuiltinSig& b) { return rt(std::string(b.symbol)); }
+
+// Inline fast paths for retain/release: the common case touches only the count.
+void Emitter::make_refcount_helpers() {
+  auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+  auto make = [&](const char* name, bool is_retain) {
+    auto* f = llvm::Function::Create(ft, llvm::Function::InternalLinkage, name, mod_.get());
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(ctx_);
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f);
+    auto* nonnull = llvm::BasicBlock::Create(ctx_, "nonnull", f);
+    auto* counted = llvm::BasicBlock::Create(ctx_, "counted", f);
+    auto* done = llvm::BasicBlock::Create(ctx_, "done", f);
+    llvm::Value* p = f->getArg(0);
+    b.SetInsertPoint(entry);
+    b.CreateCondBr(b.CreateIsNull(p), done, nonnull);
+    b.SetInsertPoint(nonnull);
+    llvm::Value* rc = b.CreateLoad(i64_, p, "rc");
+    b.CreateCondBr(b.CreateICmpSLT(rc, b.getInt64(0)), done, counted);  // immortal
+    b.SetInsertPoint(counted);
+    if (is_retain) {
+      b.CreateStore(b.CreateAdd(rc, b.getInt64(1)), p);
+      b.CreateBr(done);
+    } else {
+      auto* last = llvm::BasicBlock::Create(ctx_, "last", f, done);
+      auto* dec = llvm::BasicBlock::Create(ctx_, "dec", f, done);
+      b.CreateCondBr(b.CreateICmpEQ(rc, b.getInt64(1)), last, dec);
+      b.SetInsertPoint(last);
+      b.CreateCall(rt("wo_release"), {p});
+      b.CreateBr(done);
+      b.SetInsertPoint(dec);
+      b.CreateStore(b.CreateSub(rc, b.getInt64(1)), p);
+      b.CreateBr(done);
+    }
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+    return f;
+  };
+  retain_fn_ = make("wo.retain", true);
+  release_fn_ = make("wo.release", false);
+}
+
+const ClassLayout& Emitter::layout(const ClassInfo* cls) {
+  auto it = layouts_.find(cls);
+  if (it != layouts_.end()) return it->second;
+  ClassLayout& l = layouts_[cls];
+  std::vector<llvm::Type*> fields = {i64_, ptr_};
+  for (auto& f : cls->fields) fields.push_back(llvm_type(f.type));
+  l.type = llvm::StructType::create(ctx_, fields, "class." + cls->name);
+  if (cls->predeclared) return l;  // built and destroyed by the runtime
+  auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+  l.destroy = llvm::Function::Create(ft, llvm::Function::InternalLinkage, "wo.destroy." + cls->name, mod_.get());
+  l.destroy->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(ctx_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", l.destroy));
+  llvm::Value* self = l.destroy->getArg(0);
+  for (size_t i = 0; i < cls->fields.size(); ++i) {
+    if (!cls->fields[i].type->is_heap()) continue;
+    llvm::Value* fp = b.CreateStructGEP(l.type, self, (unsigned)(i + 2));
+    b.CreateCall(release_fn_, {b.CreateLoad(ptr_, fp)});
+  }
+  b.CreateRetVoid();
+  return l;
+}
+
+llvm::Constant* Emitter::c_string(const std::string& s) {
+  return b_.CreateGlobalStringPtr(s, ".str", 0, mod_.get());
+}
+
+// A text literal is an immortal WoText constant: { rc = -1, destroy = null, len, bytes..., NUL }.
+llvm::Constant* Emitter::text_literal(const std::string& bytes) {
+  auto it = text_literals_.find(bytes);
+  if (it != text_literals_.end()) return it->second;
+  auto* data = llvm::ConstantDataArray::getString(ctx_, bytes, true);
+  auto* ty = llvm::StructType::get(ctx_, {i64_, ptr_, i64_, data->getType()});
+  auto* init = llvm::ConstantStruct::get(
+      ty, {b_.getInt64(-1), llvm::ConstantPointerNull::get(ptr_), b_.getInt64((int64_t)bytes.size()), data});
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, init, ".text");
+  gv->setAlignment(llvm::Align(8));
+  gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  return text_literals_[bytes] = gv;
+}
+
+llvm::Constant* Emitter::site(int64_t line) {
+  std::string fn = fn_ ? fn_->name : "?";
+  auto key = std::make_pair(fn, line);
+  auto it = sites_.find(key);
+  if (it != sites_.end()) return it->second;
+  auto* init = llvm::ConstantStruct::get(site_type_, {c_string(fn), b_.getInt64(line)});
+  auto* gv = new llvm::GlobalVariable(*mod_, site_type_, true, llvm::GlobalValue::PrivateLinkage, init, ".site");
+  return sites_[key] = gv;
+}
+
+void Emitter::declare_fns() {
+  auto declare = [&](const FnInfo& fn) {
+    std::vector<llvm::Type*> params;
+    if (fn.self) params.push_back(ptr_);
+    for (auto* p : fn.params) params.push_back(llvm_type(p->type));
+    auto* ft = llvm::FunctionType::get(llvm_type(fn.ret), params, false);
+    auto* f = llvm::Function::Create(ft, llvm::Function::InternalLinkage, fn.link_name, mod_.get());
+    f->setUWTableKind(llvm::UWTableKind::Async);
+    fns_[&fn] = f;
+  };
+  for (auto& fn : prog_.fns) declare(*fn);
+  for (auto& cls : prog_.classes)
+    for (auto& m : cls->methods) declare(*m);
+}
+
+void Emitter::emit_entry_points() {
+  const FnInfo* main = prog_.main;
+  auto* entry_ty = llvm::FunctionType::get(i64_, {ptr_}, false);
+  auto* entry = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, kEntrySymbol, mod_.get());
+  entry->setUWTableKind(llvm::UWTableKind::Async);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  std::vector<llvm::Value*> args;
+  if (!main->params.empty()) args.push_back(entry->getArg(0));
+  llvm::Value* r = b_.CreateCall(fns_.at(main), args);
+  b_.CreateRet(main->ret->kind == TypeKind::Void ? static_cast<llvm::Value*>(b_.getInt64(0)) : r);
+
+  if (!opts_.with_c_main) return;
+  auto* main_ty = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), ptr_}, false);
+  auto* cmain = llvm::Function::Create(main_ty, llvm::Function::ExternalLinkage, "main", mod_.get());
+  cmain->setUWTableKind(llvm::UWTableKind::Async);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", cmain));
+  b_.CreateRet(b_.CreateCall(rt("wo_start"), {cmain->getArg(0), cmain->getArg(1), entry}));
+}
+
+std::unique_ptr<llvm::Module> Emitter::run() {
+  set_target();
+  declare_runtime();
+  make_refcount_helpers();
+  for (auto& cls : prog_.classes) layout(cls.get());
+  declare_fns();
+  for (auto& fn : prog_.fns) emit_fn(*fn);
+  for (auto& cls : prog_.classes)
+    for (auto& m : cls->methods) emit_fn(*m);
+  if (prog_.main) emit_entry_points();
+  if (llvm::verifyModule(*mod_, &llvm::errs())) {
+    llvm::errs() << "woc internal error: generated IR does not verify\n";
+    mod_->print(llvm::errs(), nullptr);
+    std::abort();
+  }
+  return std::move(mod_);
+}
+
+std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVMContext& ctx, const Options& opts) {
+  return Emitter(program, ctx, opts).run();
+}
+
+// Class layouts must match the runtime's C structs (WoError), so the module
+// carries the host's triple and data layout from the start.
+void Emitter::set_target() {
+  std::string triple = llvm::sys::getProcessTriple();
+  mod_->setTargetTriple(triple);
+  std::string err;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target) return;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, "generic", "", llvm::TargetOptions(), llvm::Reloc::PIC_));
+  if (tm) mod_->setDataLayout(tm->createDataLayout());
+}
+
+}  // namespace wo::codegen

@@ -1,0 +1,236 @@
+// Statements: each expression inside a statement is one "full expression"
+// whose temporaries are released when it ends.
+#include "codegen/emitter.h"
+
+namespace wo::codegen {
+
+void Emitter::emit_block(const ast::Block& b) {
+  push_scope();
+  emit_stmts(b.stmts);
+  pop_scope();
+}
+
+void Emitter::emit_stmts(const std::vector<ast::StmtPtr>& stmts) {
+  for (auto& s : stmts) {
+    if (terminated()) {
+      // Code after return/break/continue is unreachable; keep the IR well formed.
+      b_.SetInsertPoint(new_block("dead"));
+    }
+    emit_stmt(*s);
+  }
+}
+
+llvm::Value* Emitter::emit_cond(const ast::Expr& e) {
+  push_temps();
+  llvm::Value* v = emit_expr(e).v;
+  pop_temps();
+  return v;
+}
+
+void Emitter::emit_stmt(const ast::Stmt& s) {
+  switch (s.kind) {
+    case ast::StmtKind::Let: emit_let(s); return;
+    case ast::StmtKind::Assign: emit_assign(s); return;
+    case ast::StmtKind::Expr:
+      push_temps();
+      emit_expr(*s.expr);
+      pop_temps();
+      return;
+    case ast::StmtKind::If: emit_if(s); return;
+    case ast::StmtKind::While: emit_while(s); return;
+    case ast::StmtKind::DoWhile: emit_do_while(s); return;
+    case ast::StmtKind::For: emit_for(s); return;
+    case ast::StmtKind::Return: emit_return(s); return;
+    case ast::StmtKind::Break: emit_jump(true); return;
+    case ast::StmtKind::Continue: emit_jump(false); return;
+    case ast::StmtKind::Block:
+    case ast::StmtKind::Transaction: emit_block(*s.body); return;
+  }
+}
+
+void Emitter::emit_let(const ast::Stmt& s) {
+  const Symbol* sym = s.sym;
+  push_temps();
+  Val v = emit_expr(*s.expr);
+  llvm::Value* owned = take_owned(v, sym->type);
+  llvm::AllocaInst* slot = local_slot(sym);
+  if (sym->type->is_heap()) {
+    // A `let` inside a loop re-binds the same slot each iteration: drop the old value.
+    release(b_.CreateLoad(ptr_, slot));
+    scopes_.back().push_back(slot);
+  }
+  b_.CreateStore(owned, slot);
+  pop_temps();
+}
+
+// Stores an owned copy of `value` into the place `target` (local, field or element).
+void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
+  const Type* t = target.type;
+  if (target.kind == ast::ExprKind::Name) {
+    llvm::AllocaInst* slot = local_slot(target.sym);
+    llvm::Value* owned = take_owned(value, t);
+    if (t->is_heap()) {
+      llvm::Value* old = b_.CreateLoad(ptr_, slot);
+      b_.CreateStore(owned, slot);
+      release(old);
+    } else {
+      b_.CreateStore(owned, slot);
+    }
+    return;
+  }
+  if (target.kind == ast::ExprKind::Member) {
+    Val obj = emit_expr(*target.lhs);
+    const Symbol* f = target.sym;
+    const ClassLayout& l = layout(f->cls);
+    llvm::Value* fp = b_.CreateStructGEP(l.type, obj.v, (unsigned)(f->field_index + 2));
+    llvm::Value* owned = take_owned(value, t);
+    if (t->is_heap()) {
+      llvm::Value* old = b_.CreateLoad(ptr_, fp);
+      b_.CreateStore(owned, fp);
+      release(old);
+    } else {
+      b_.CreateStore(owned, fp);
+    }
+    return;
+  }
+  // Element of a multi.
+  Val list = emit_expr(*target.lhs);
+  Val index = emit_expr(*target.rhs);
+  llvm::Value* owned = take_owned(value, t);
+  call(rt("wo_list_set"), {list.v, index.v, to_slot(owned, t), site(target.span.begin.line)});
+}
+
+void Emitter::emit_assign(const ast::Stmt& s) {
+  push_temps();
+  if (s.assign_op == ast::AssignOp::Assign) {
+    Val v = emit_expr(*s.expr);
+    store_to_place(*s.target, v);
+  } else {
+    // `t op= e` is `t = t op e`, the target evaluated twice (language.md §9.3).
+    static const ast::BinaryOp ops[] = {ast::BinaryOp::Add, ast::BinaryOp::Add, ast::BinaryOp::Sub,
+                                        ast::BinaryOp::Mul, ast::BinaryOp::Div, ast::BinaryOp::Mod};
+    ast::BinaryOp op = ops[(int)s.assign_op];
+    Val cur = emit_expr(*s.target);
+    Val rhs = emit_expr(*s.expr);
+    Val result = binary_values(s.span.begin.line, op, cur, rhs, s.target->type);
+    store_to_place(*s.target, result);
+  }
+  pop_temps();
+}
+
+void Emitter::emit_if(const ast::Stmt& s) {
+  llvm::Value* c = emit_cond(*s.expr);
+  llvm::BasicBlock* then_bb = new_block("then");
+  llvm::BasicBlock* else_bb = s.else_body ? new_block("else") : nullptr;
+  llvm::BasicBlock* end_bb = new_block("endif");
+  b_.CreateCondBr(c, then_bb, else_bb ? else_bb : end_bb);
+  b_.SetInsertPoint(then_bb);
+  emit_block(*s.body);
+  if (!terminated()) b_.CreateBr(end_bb);
+  if (else_bb) {
+    b_.SetInsertPoint(else_bb);
+    emit_block(*s.else_body);
+    if (!terminated()) b_.CreateBr(end_bb);
+  }
+  b_.SetInsertPoint(end_bb);
+}
+
+void Emitter::emit_while(const ast::Stmt& s) {
+  llvm::BasicBlock* cond_bb = new_block("while.cond");
+  llvm::BasicBlock* body_bb = new_block("while.body");
+  llvm::BasicBlock* end_bb = new_block("while.end");
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  b_.CreateCondBr(emit_cond(*s.expr), body_bb, end_bb);
+  b_.SetInsertPoint(body_bb);
+  loops_.push_back({end_bb, cond_bb, scopes_.size(), scopes_.size(), temps_.size()});
+  emit_block(*s.body);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(end_bb);
+}
+
+void Emitter::emit_do_while(const ast::Stmt& s) {
+  llvm::BasicBlock* body_bb = new_block("do.body");
+  llvm::BasicBlock* cond_bb = new_block("do.cond");
+  llvm::BasicBlock* end_bb = new_block("do.end");
+  b_.CreateBr(body_bb);
+  b_.SetInsertPoint(body_bb);
+  loops_.push_back({end_bb, cond_bb, scopes_.size(), scopes_.size(), temps_.size()});
+  emit_block(*s.body);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  b_.CreateCondBr(emit_cond(*s.expr), body_bb, end_bb);
+  b_.SetInsertPoint(end_bb);
+}
+
+void Emitter::emit_for(const ast::Stmt& s) {
+  const Type* list_t = s.expr->type;
+  const Type* elem_t = list_t->elem;
+  push_scope();
+  // The iterated list is held by the loop for its whole run.
+  llvm::AllocaInst* list_slot = heap_slot("for.list");
+  scopes_.back().push_back(list_slot);
+  push_temps();
+  Val lv = emit_expr(*s.expr);
+  b_.CreateStore(take_owned(lv, list_t), list_slot);
+  pop_temps();
+  llvm::AllocaInst* idx = entry_alloca(i64_, "for.i");
+  b_.CreateStore(b_.getInt64(0), idx);
+  llvm::BasicBlock* cond_bb = new_block("for.cond");
+  llvm::BasicBlock* body_bb = new_block("for.body");
+  llvm::BasicBlock* step_bb = new_block("for.step");
+  llvm::BasicBlock* end_bb = new_block("for.end");
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  llvm::Value* list = b_.CreateLoad(ptr_, list_slot);
+  llvm::Value* i = b_.CreateLoad(i64_, idx);
+  llvm::Value* n = call(rt("wo_list_len"), {list});
+  b_.CreateCondBr(b_.CreateICmpSLT(i, n), body_bb, end_bb);
+  b_.SetInsertPoint(body_bb);
+  push_scope();
+  llvm::Value* raw = call(rt("wo_list_get"), {list, i, site(s.span.begin.line)});
+  llvm::Value* elem = from_slot(raw, elem_t);
+  llvm::AllocaInst* var = local_slot(s.sym);
+  if (elem_t->is_heap()) {
+    retain(elem);  // the loop variable keeps its element alive even if the body shrinks the list
+    scopes_.back().push_back(var);
+  }
+  b_.CreateStore(elem, var);
+  loops_.push_back({end_bb, step_bb, scopes_.size(), scopes_.size() - 1, temps_.size()});
+  emit_block(*s.body);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(step_bb);
+  // The loop variable's scope ends at the step (continue jumps here too).
+  b_.SetInsertPoint(step_bb);
+  pop_scope();
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(end_bb);
+  pop_scope();
+}
+
+void Emitter::emit_return(const ast::Stmt& s) {
+  llvm::Value* result = nullptr;
+  if (s.expr) {
+    Val v = emit_expr(*s.expr);
+    result = take_owned(v, fn_->ret);
+  }
+  // Release every owned value of the function: slots out of scope are null.
+  for (auto* slot : all_heap_slots_) release(b_.CreateLoad(ptr_, slot));
+  if (result && fn_->ret->kind != TypeKind::Void)
+    b_.CreateRet(result);
+  else
+    b_.CreateRetVoid();
+}
+
+void Emitter::emit_jump(bool is_break) {
+  const Loop& loop = loops_.back();
+  release_temps_from(loop.temp_depth);
+  // `continue` in a for loop lands on the step, which ends the loop variable's scope itself.
+  release_scopes_from(is_break ? loop.break_scope_depth : loop.scope_depth);
+  b_.CreateBr(is_break ? loop.break_bb : loop.continue_bb);
+}
+
+}  // namespace wo::codegen

@@ -1,0 +1,22 @@
+// The builtin table (common/builtins.def) as data, shared by sema (lookup and
+// WO-E209 checks) and codegen (runtime declarations and calls).
+#pragma once
+#include <string_view>
+#include <vector>
+
+namespace wo::sema {
+
+enum BuiltinFlags : unsigned { PURE = 1, TRAPS = 2, BORROWED = 4 };
+
+struct BuiltinSig {
+  std::string_view name;     // the .wo name
+  std::string_view symbol;   // the runtime's C symbol
+  std::string_view result;   // type code (see builtins.def)
+  std::string_view params;   // one type code per parameter
+  unsigned flags;
+};
+
+const std::vector<BuiltinSig>& builtin_table();
+bool is_builtin_name(std::string_view name);
+
+}  // namespace wo::sema

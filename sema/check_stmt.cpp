@@ -1,0 +1,282 @@
+// Statements, blocks, function bodies and the entry point.
+#include "sema/checker.h"
+
+namespace wo::sema {
+
+namespace {
+Loc at(const Span& s) { return s.begin; }
+}  // namespace
+
+Symbol* Checker::declare_local(const std::string& name, const Type* t, Loc loc, SymKind kind) {
+  auto sym = std::make_unique<Symbol>(Symbol{kind, name, t, loc});
+  Symbol* raw = sym.get();
+  if (fn_)
+    fn_->locals.push_back(std::move(sym));
+  else
+    info_.extra_symbols.push_back(std::move(sym));
+  scopes_.back()[name] = raw;
+  return raw;
+}
+
+Symbol* Checker::lookup_local(const std::string& name) {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end()) return f->second;
+  }
+  return nullptr;
+}
+
+const Type* Checker::mismatch(Loc loc, const std::string& what, const Type* want, const Type* got) {
+  if (!want->is_poison() && !got->is_poison())
+    error(DiagCode::E201, loc, what + ": expected " + type_name(want) + ", found " + type_name(got));
+  return types_.poison();
+}
+
+void Checker::check_fn(FnInfo& fn) {
+  fn_ = &fn;
+  loop_depth_ = 0;
+  scopes_.clear();
+  push_scope();
+  for (Symbol* p : fn.params) scopes_.back()[p->name] = p;
+  if (fn.decl->body) {
+    check_block(*fn.decl->body);
+    if (fn.ret->kind != TypeKind::Void && !fn.ret->is_poison() && !block_returns(*fn.decl->body))
+      error(DiagCode::E403, at(fn.decl->sig.span),
+            "`" + fn.name + "` is declared `-> " + type_name(fn.ret) + "` but can reach its end without returning a value");
+  }
+  pop_scope();
+  fn_ = nullptr;
+}
+
+void Checker::check_block(ast::Block& b) {
+  push_scope();
+  check_stmts(b.stmts);
+  pop_scope();
+}
+
+void Checker::check_stmts(std::vector<ast::StmtPtr>& stmts) {
+  for (auto& s : stmts) check_stmt(*s);
+}
+
+bool Checker::is_place(const ast::Expr& e) {
+  switch (e.kind) {
+    case ast::ExprKind::Name:
+      return e.sym && (e.sym->kind == SymKind::Local || e.sym->kind == SymKind::Param);
+    case ast::ExprKind::Member:
+      return e.sym && e.sym->kind == SymKind::Field;
+    case ast::ExprKind::Index:
+      return e.lhs && e.lhs->type && e.lhs->type->kind == TypeKind::List;
+    default:
+      return false;
+  }
+}
+
+void Checker::check_assign(ast::Stmt& s) {
+  const Type* tt = check_expr(*s.target);
+  if (tt->is_poison()) {
+    check_expr(*s.expr);
+    return;
+  }
+  if (!is_place(*s.target)) {
+    error(DiagCode::E403, at(s.target->span), "the left side of an assignment must be a variable, a field or an element");
+    check_expr(*s.expr);
+    return;
+  }
+  if (s.target->kind == ast::ExprKind::Name && s.target->sym->kind == SymKind::Param) s.target->sym->assigned = true;
+  if (s.target->kind == ast::ExprKind::Member) {
+    const Symbol* f = s.target->sym;
+    const FieldInfo& fi = f->cls->fields[f->field_index];
+    if (fi.pub_read && !(fn_ && fn_->owner == f->cls))
+      error(DiagCode::E219, at(s.target->span),
+            "field `" + fi.name + "` is pub(read): only methods of `" + f->cls->name + "` may write it");
+  }
+  const Type* vt = check_expr(*s.expr, tt);
+  if (s.assign_op == ast::AssignOp::Assign) {
+    if (!assignable(tt, vt)) mismatch(at(s.expr->span), "assignment", tt, vt);
+    return;
+  }
+  // Compound assignment: t op= e means t = t op e (language.md §9.3).
+  bool ok = (tt->is_int_like() && vt->is_int_like()) || (tt->kind == TypeKind::Float && vt->kind == TypeKind::Float);
+  if (!ok && !vt->is_poison())
+    error(DiagCode::E201, at(s.span), "compound assignment needs two Int or two Float operands, found " +
+                                          type_name(tt) + " and " + type_name(vt));
+}
+
+void Checker::check_stmt(ast::Stmt& s) {
+  switch (s.kind) {
+    case ast::StmtKind::Let: {
+      const Type* declared = s.declared_type ? resolve_type(s.declared_type.get()) : nullptr;
+      const Type* t = check_expr(*s.expr, declared);
+      if (t->kind == TypeKind::Void) {
+        error(DiagCode::E403, at(s.expr->span), "this expression has no value to bind to `" + s.name + "`");
+        t = types_.poison();
+      }
+      if (declared) {
+        if (!assignable(declared, t)) mismatch(at(s.expr->span), "initialiser of `" + s.name + "`", declared, t);
+        t = declared;
+      }
+      s.sym = declare_local(s.name, t, at(s.name_span));
+      return;
+    }
+    case ast::StmtKind::Assign:
+      check_assign(s);
+      return;
+    case ast::StmtKind::Expr:
+      check_expr(*s.expr);
+      return;
+    case ast::StmtKind::If:
+      check_cond(*s.expr);
+      check_block(*s.body);
+      if (s.else_body) check_block(*s.else_body);
+      return;
+    case ast::StmtKind::While:
+      check_cond(*s.expr);
+      ++loop_depth_;
+      check_block(*s.body);
+      --loop_depth_;
+      return;
+    case ast::StmtKind::DoWhile:
+      ++loop_depth_;
+      check_block(*s.body);
+      --loop_depth_;
+      check_cond(*s.expr);
+      return;
+    case ast::StmtKind::For: {
+      const Type* it = check_expr(*s.expr);
+      const Type* elem = types_.poison();
+      if (it->kind == TypeKind::List) {
+        elem = it->elem;
+      } else if (!it->is_poison()) {
+        error(DiagCode::E201, at(s.expr->span), "`for` iterates over a multi, found " + type_name(it));
+      }
+      if (!s.second_name.empty())
+        error(DiagCode::E403, at(s.second_name_span), "`for k, v in` over maps is not implemented yet in woc");
+      push_scope();
+      s.sym = declare_local(s.name, elem, at(s.name_span));
+      ++loop_depth_;
+      check_block(*s.body);
+      --loop_depth_;
+      pop_scope();
+      return;
+    }
+    case ast::StmtKind::Return: {
+      const Type* want = fn_ ? fn_->ret : types_.void_();
+      if (!s.expr) {
+        if (want->kind != TypeKind::Void && !want->is_poison())
+          error(DiagCode::E201, at(s.span), "`return` needs a value of type " + type_name(want));
+        return;
+      }
+      const Type* t = check_expr(*s.expr, want);
+      if (want->kind == TypeKind::Void) {
+        if (!t->is_poison())
+          error(DiagCode::E201, at(s.expr->span), "`" + (fn_ ? fn_->name : std::string("?")) +
+                                                      "` has no return type, so `return` takes no value");
+        return;
+      }
+      if (!assignable(want, t)) mismatch(at(s.expr->span), "return value", want, t);
+      return;
+    }
+    case ast::StmtKind::Break:
+    case ast::StmtKind::Continue:
+      if (loop_depth_ == 0)
+        error(DiagCode::E403, at(s.span),
+              std::string("`") + (s.kind == ast::StmtKind::Break ? "break" : "continue") + "` outside a loop");
+      return;
+    case ast::StmtKind::Block:
+      check_block(*s.body);
+      return;
+    case ast::StmtKind::Transaction:
+      error(DiagCode::E403, at(s.span), "`transaction { }` is not implemented yet in woc");
+      check_block(*s.body);
+      return;
+  }
+}
+
+const Type* Checker::stmts_value_type(std::vector<ast::StmtPtr>& stmts, bool* has_value) {
+  *has_value = false;
+  if (stmts.empty()) return types_.void_();
+  for (size_t i = 0; i + 1 < stmts.size(); ++i) check_stmt(*stmts[i]);
+  ast::Stmt& last = *stmts.back();
+  if (last.kind != ast::StmtKind::Expr) {
+    check_stmt(last);
+    return types_.void_();
+  }
+  *has_value = true;
+  return check_expr(*last.expr);
+}
+
+// Whether control can never fall off the end (every path returns or loops forever).
+bool Checker::stmts_return(const std::vector<ast::StmtPtr>& stmts) {
+  for (auto& s : stmts)
+    if (stmt_returns(*s)) return true;
+  return false;
+}
+
+bool Checker::block_returns(const ast::Block& b) { return stmts_return(b.stmts); }
+
+namespace {
+bool contains_break(const ast::Block& b);
+bool stmt_has_break(const ast::Stmt& s) {
+  switch (s.kind) {
+    case ast::StmtKind::Break: return true;
+    case ast::StmtKind::If: return contains_break(*s.body) || (s.else_body && contains_break(*s.else_body));
+    case ast::StmtKind::Block:
+    case ast::StmtKind::Transaction: return contains_break(*s.body);
+    default: return false;  // breaks inside nested loops belong to those loops
+  }
+}
+bool contains_break(const ast::Block& b) {
+  for (auto& s : b.stmts)
+    if (stmt_has_break(*s)) return true;
+  return false;
+}
+}  // namespace
+
+bool Checker::stmt_returns(const ast::Stmt& s) {
+  switch (s.kind) {
+    case ast::StmtKind::Return: return true;
+    case ast::StmtKind::If: return s.else_body && block_returns(*s.body) && block_returns(*s.else_body);
+    case ast::StmtKind::Block:
+    case ast::StmtKind::Transaction: return block_returns(*s.body);
+    case ast::StmtKind::While:
+      // `while true { ... }` without a break never falls through.
+      return s.expr->kind == ast::ExprKind::BoolLit && s.expr->int_value == 1 && !contains_break(*s.body);
+    case ast::StmtKind::DoWhile:
+      return block_returns(*s.body);
+    case ast::StmtKind::Expr:
+      if (s.expr->kind == ast::ExprKind::Switch) {
+        bool has_default = false;
+        for (auto& arm : s.expr->arms) {
+          if (arm.is_default) has_default = true;
+          if (!stmts_return(arm.body)) return false;
+        }
+        return has_default;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+void Checker::check_main() {
+  FnInfo* main = find_fn("main");
+  if (!main) {
+    Loc loc;
+    if (!prog_.modules.empty() && !prog_.modules[0]->files.empty()) {
+      loc.file = prog_.modules[0]->files[0]->file_id;
+      loc.line = 1;
+      loc.col = 1;
+    }
+    error(DiagCode::E403, loc, "the program has no entry point: declare `fn main()`");
+    return;
+  }
+  info_.main = main;
+  Loc loc = at(main->decl->sig.span);
+  if (main->decl->sig.ret && main->ret->kind != TypeKind::Int && !main->ret->is_poison())
+    error(DiagCode::E405, loc, "`main` may only return Int (its value is the exit status), not " + type_name(main->ret));
+  auto& ps = main->params;
+  bool ok = ps.empty() || (ps.size() == 1 && ps[0]->type->kind == TypeKind::List &&
+                           ps[0]->type->elem->kind == TypeKind::Text);
+  if (!ok) error(DiagCode::E403, loc, "`main` takes no parameters or one `multi Text` parameter");
+}
+
+}  // namespace wo::sema

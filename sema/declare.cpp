@@ -1,0 +1,292 @@
+// Declaration collection: classes, records and functions of every file, the
+// predeclared Error record, declared types, duplicates (WO-E214/E215) and the
+// declaration forms woc does not implement yet.
+#include <algorithm>
+#include <set>
+
+#include "sema/checker.h"
+#include "sema/sema.h"
+
+namespace wo::sema {
+
+namespace {
+Loc at(const Span& s) { return s.begin; }
+
+std::string link_prefix(const std::string& module) {
+  std::string p = "wo.";
+  for (char c : module) p += (c == '/') ? '.' : c;
+  if (!module.empty()) p += '.';
+  return p;
+}
+}  // namespace
+
+void Checker::declare_predeclared() {
+  auto cls = std::make_unique<ClassInfo>();
+  cls->name = "Error";
+  cls->predeclared = true;
+  cls->type = types_.class_type(cls.get());
+  auto add = [&](const char* n, const Type* t) {
+    FieldInfo f;
+    f.name = n;
+    f.type = t;
+    f.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, n, t});
+    f.sym->cls = cls.get();
+    f.sym->field_index = (int)cls->fields.size();
+    cls->fields.push_back(std::move(f));
+  };
+  // Field order is a runtime contract (diagnostics.md §5.2) and matches WoError.
+  add("code", types_.int_());
+  add("line", types_.int_());
+  add("method", types_.text());
+  add("msg", types_.text());
+  cls->sym = std::make_unique<Symbol>(Symbol{SymKind::Class, "Error"});
+  cls->sym->cls = cls.get();
+  info_.error_class = cls.get();
+  info_.classes.push_back(std::move(cls));
+}
+
+void Checker::reject_unsupported_decls(ast::File& file) {
+  for (auto& u : file.unions)
+    error(DiagCode::E403, at(u->span), "union types are not implemented yet in woc (`" + u->name + "`)");
+  for (auto& i : file.interfaces)
+    error(DiagCode::E403, at(i->span), "interfaces are not implemented yet in woc (`" + i->name + "`)");
+  for (auto& u : file.uses)
+    error(DiagCode::E403, at(u.span), "modules and `use` are not implemented yet in woc");
+}
+
+void Checker::declare_file(ast::File& file, const std::string& module) {
+  reject_unsupported_decls(file);
+  auto add_class = [&](const std::string& name, const Span& span, const ast::ClassDecl* decl,
+                       const ast::RecordDecl* rec) {
+    auto cls = std::make_unique<ClassInfo>();
+    cls->name = name;
+    cls->module = module;
+    cls->decl = decl;
+    cls->record = rec;
+    cls->type = types_.class_type(cls.get());
+    cls->sym = std::make_unique<Symbol>(Symbol{SymKind::Class, name});
+    cls->sym->cls = cls.get();
+    cls->sym->loc = at(span);
+    if (!classes_by_name_.count(name)) classes_by_name_[name] = cls.get();
+    info_.classes.push_back(std::move(cls));
+    return info_.classes.back().get();
+  };
+  for (auto& c : file.classes) {
+    for (auto& a : c->annotations) {
+      if (a.name == "table")
+        error(DiagCode::E403, at(a.span), "@table classes are not implemented yet in woc");
+    }
+    ClassInfo* cls = add_class(c->name, c->span, c.get(), nullptr);
+    for (auto& m : c->methods) declare_fn(*m, cls, module);
+  }
+  for (auto& r : file.records) add_class(r->name, r->span, nullptr, r.get());
+  for (auto& f : file.fns) {
+    FnInfo* fn = declare_fn(*f, nullptr, module);
+    if (!fns_by_name_.count(fn->name)) fns_by_name_[fn->name] = fn;
+  }
+}
+
+FnInfo* Checker::declare_fn(ast::FnDecl& decl, ClassInfo* owner, const std::string& module) {
+  auto fn = std::make_unique<FnInfo>();
+  fn->name = decl.sig.name;
+  fn->decl = &decl;
+  fn->owner = owner;
+  fn->is_static = decl.is_static;
+  fn->link_name = link_prefix(module) + (owner ? owner->name + "." : "") + fn->name;
+  SymKind k = !owner ? SymKind::Fn : (decl.is_static ? SymKind::StaticFn : SymKind::Method);
+  fn->sym = std::make_unique<Symbol>(Symbol{k, fn->name});
+  fn->sym->fn = fn.get();
+  fn->sym->cls = owner;
+  fn->sym->loc = at(decl.sig.span);
+  decl.sym = fn->sym.get();
+  FnInfo* raw = fn.get();
+  if (owner)
+    owner->methods.push_back(std::move(fn));
+  else
+    info_.fns.push_back(std::move(fn));
+  return raw;
+}
+
+const Type* Checker::resolve_type(const ast::TypeExpr* t) {
+  if (!t) return types_.void_();
+  Loc loc = at(t->span);
+  if (t->nullable) {
+    error(DiagCode::E403, loc, "nullable types (`?T`) are not implemented yet in woc");
+    return types_.poison();
+  }
+  auto named = [&](const std::string& n) -> const Type* {
+    if (n == "Int") return types_.int_();
+    if (n == "Float") return types_.float_();
+    if (n == "Bool") return types_.bool_();
+    if (n == "Text") return types_.text();
+    if (n == "Timestamp") return types_.timestamp();
+    if (n == "Id") return types_.id();
+    if (ClassInfo* c = find_class(n)) return c->type;
+    if (n == "Dynamic" || n == "untyped") {
+      error(DiagCode::E225, loc,
+            "`" + n + "` is not a type: .wo has no dynamic typing; declare a class, record or union instead");
+      return types_.poison();
+    }
+    if (n == "Bytes") {
+      error(DiagCode::E403, loc, "`Bytes` is not implemented yet in woc");
+      return types_.poison();
+    }
+    error(DiagCode::E225, loc, "unknown type name `" + n + "`");
+    return types_.poison();
+  };
+  switch (t->kind) {
+    case ast::TypeExpr::Named:
+      if (!t->qualifier.empty()) {
+        error(DiagCode::E403, loc, "standard-library types (`" + t->qualifier + "." + t->name +
+                                       "`) are not implemented yet in woc");
+        return types_.poison();
+      }
+      return named(t->name);
+    case ast::TypeExpr::Multi: {
+      const Type* e = named(t->name);
+      if (e->is_poison()) return e;
+      return types_.list_of(e);
+    }
+    case ast::TypeExpr::Map:
+      error(DiagCode::E403, loc, "`map<K, V>` is not implemented yet in woc");
+      return types_.poison();
+    case ast::TypeExpr::Ref:
+    case ast::TypeExpr::Backlink:
+      error(DiagCode::E403, loc, "table references (`ref`, `backlink`) are not implemented yet in woc");
+      return types_.poison();
+    case ast::TypeExpr::Actor:
+      error(DiagCode::E403, loc, "actors are not implemented yet in woc");
+      return types_.poison();
+  }
+  return types_.poison();
+}
+
+void Checker::resolve_class_fields(ClassInfo& cls) {
+  const std::vector<ast::FieldDecl>* decls = cls.decl ? &cls.decl->fields : cls.record ? &cls.record->fields : nullptr;
+  if (!decls) return;
+  std::set<std::string> seen;
+  for (auto& d : *decls) {
+    FieldInfo f;
+    f.name = d.name;
+    f.decl = &d;
+    f.pub_read = d.pub_read;
+    if (d.optional_marker) {
+      error(DiagCode::E403, at(d.span), "optional record fields (`?name`) are not implemented yet in woc");
+      f.type = types_.poison();
+    } else {
+      f.type = resolve_type(d.type.get());
+    }
+    if (!seen.insert(d.name).second)
+      error(DiagCode::E215, at(d.span), "field `" + d.name + "` is declared twice in `" + cls.name + "`");
+    f.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, d.name, f.type});
+    f.sym->cls = &cls;
+    f.sym->field_index = (int)cls.fields.size();
+    f.sym->loc = at(d.span);
+    cls.fields.push_back(std::move(f));
+  }
+}
+
+void Checker::resolve_signature(FnInfo& fn) {
+  auto& sig = fn.decl->sig;
+  fn.ret = resolve_type(sig.ret.get());
+  for (auto& p : sig.params) {
+    const Type* t = resolve_type(p.type.get());
+    auto sym = std::make_unique<Symbol>(Symbol{SymKind::Param, p.name, t, at(p.span)});
+    sym->conv = p.conv;
+    p.sym = sym.get();
+    fn.params.push_back(sym.get());
+    fn.locals.push_back(std::move(sym));
+  }
+  if (fn.owner && !fn.is_static) {
+    fn.self = std::make_unique<Symbol>(Symbol{SymKind::Self, "self", fn.owner->type});
+    fn.self->cls = fn.owner;
+  }
+}
+
+void Checker::check_duplicates() {
+  // WO-E215: the same name twice in one file; WO-E214: a class name in two files.
+  std::map<std::string, std::pair<uint32_t, Loc>> class_seen;
+  for (auto& mod : prog_.modules) {
+    for (auto& file : mod->files) {
+      std::map<std::string, Loc> types_here, fns_here;
+      auto type_name_once = [&](const std::string& n, const Span& s, const char* what) {
+        if (types_here.count(n)) {
+          error(DiagCode::E215, at(s), std::string(what) + " `" + n + "` is declared twice in this file")
+              .related.push_back({types_here[n], "first declared here"});
+          return;
+        }
+        types_here[n] = at(s);
+        auto key = mod->path + "/" + n;
+        auto it = class_seen.find(key);
+        if (it != class_seen.end() && it->second.first != file->file_id) {
+          error(DiagCode::E214, at(s), std::string(what) + " `" + n + "` is already declared in another file")
+              .related.push_back({it->second.second, "first declared here"});
+        } else if (it == class_seen.end()) {
+          class_seen[key] = {file->file_id, at(s)};
+        }
+      };
+      for (auto& c : file->classes) type_name_once(c->name, c->span, "class");
+      for (auto& r : file->records) type_name_once(r->name, r->span, "record");
+      for (auto& i : file->interfaces) type_name_once(i->name, i->span, "interface");
+      for (auto& u : file->unions) type_name_once(u->name, u->span, "union");
+      for (auto& f : file->fns) {
+        if (fns_here.count(f->sig.name)) {
+          error(DiagCode::E215, at(f->sig.span), "fn `" + f->sig.name + "` is declared twice in this file")
+              .related.push_back({fns_here[f->sig.name], "first declared here"});
+          continue;
+        }
+        fns_here[f->sig.name] = at(f->sig.span);
+      }
+      for (auto& c : file->classes) {
+        std::map<std::string, Loc> methods;
+        for (auto& m : c->methods) {
+          if (methods.count(m->sig.name)) {
+            error(DiagCode::E215, at(m->sig.span),
+                  "method `" + m->sig.name + "` is declared twice in `" + c->name + "`");
+            continue;
+          }
+          methods[m->sig.name] = at(m->sig.span);
+        }
+      }
+    }
+  }
+}
+
+ClassInfo* Checker::find_class(const std::string& name) {
+  auto it = classes_by_name_.find(name);
+  if (it != classes_by_name_.end()) return it->second;
+  if (name == "Error") return info_.error_class;
+  return nullptr;
+}
+
+FnInfo* Checker::find_fn(const std::string& name) {
+  auto it = fns_by_name_.find(name);
+  return it == fns_by_name_.end() ? nullptr : it->second;
+}
+
+void Checker::run() {
+  info_.program = &prog_;
+  declare_predeclared();
+  check_duplicates();
+  for (auto& mod : prog_.modules)
+    for (auto& file : mod->files) declare_file(*file, mod->path);
+  for (auto& cls : info_.classes) resolve_class_fields(*cls);
+  for (auto& fn : info_.fns) resolve_signature(*fn);
+  for (auto& cls : info_.classes)
+    for (auto& m : cls->methods) resolve_signature(*m);
+  for (auto& cls : info_.classes)
+    for (auto& f : cls->fields)
+      if (f.decl && f.decl->default_value) check_field_default(f, *cls);
+  for (auto& fn : info_.fns) check_fn(*fn);
+  for (auto& cls : info_.classes)
+    for (auto& m : cls->methods) check_fn(*m);
+  check_main();
+}
+
+std::unique_ptr<ProgramInfo> analyze(ast::Program& program, Diagnostics& diags) {
+  auto info = std::make_unique<ProgramInfo>();
+  Checker(program, diags, *info).run();
+  return info;
+}
+
+}  // namespace wo::sema

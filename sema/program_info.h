@@ -1,0 +1,97 @@
+// What sema hands to codegen: the program's classes and functions, with every
+// AST expression annotated (Expr::type, Expr::sym) and every local declared.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "sema/types.h"
+
+namespace wo::sema {
+
+struct FnInfo;
+struct ClassInfo;
+
+enum class SymKind : uint8_t {
+  Local,      // a let, for variable, catch variable
+  Param,      // a function or method parameter
+  Self,       // the receiver inside a method
+  Fn,         // a free function (fn)
+  Method,     // an instance method (fn; class = owner)
+  StaticFn,   // a static method (fn; class = owner)
+  Builtin,    // a builtin (builtin = index into the builtins table)
+  Field,      // a class field (class, field_index)
+  Class,      // a class name (as the head of `C.static_fn()`)
+};
+
+struct Symbol {
+  SymKind kind;
+  std::string name;
+  const Type* type = nullptr;     // Local/Param/Self/Field: the value's type
+  Loc loc;
+  FnInfo* fn = nullptr;           // Fn/Method/StaticFn
+  ClassInfo* cls = nullptr;       // Method/StaticFn/Field/Class/Self
+  int field_index = -1;           // Field
+  int builtin = -1;               // Builtin: index into builtin_table()
+  ast::ParamConv conv = ast::ParamConv::Borrow;  // Param
+  bool assigned = false;          // Param: the body assigns to it (codegen then owns a copy)
+};
+
+struct FieldInfo {
+  std::string name;
+  const Type* type = nullptr;
+  const ast::FieldDecl* decl = nullptr;   // null for predeclared records
+  bool pub_read = false;
+  std::unique_ptr<Symbol> sym;            // SymKind::Field
+};
+
+struct FnInfo {
+  std::string name;               // as written
+  std::string link_name;          // the LLVM symbol: wo.<module>.<class>.<name>
+  ast::FnDecl* decl = nullptr;
+  ClassInfo* owner = nullptr;     // methods and static fns
+  bool is_static = false;
+  std::vector<Symbol*> params;    // in order (self excluded)
+  const Type* ret = nullptr;      // Void if none
+  std::unique_ptr<Symbol> self;   // methods only
+  std::unique_ptr<Symbol> sym;    // SymKind::Fn/Method/StaticFn
+  std::vector<std::unique_ptr<Symbol>> locals;  // every Local/Param symbol of the body (owned here)
+};
+
+struct ClassInfo {
+  std::string name;
+  std::string module;
+  const ast::ClassDecl* decl = nullptr;    // class / type struct
+  const ast::RecordDecl* record = nullptr; // typedef record
+  bool predeclared = false;                // Error
+  std::vector<FieldInfo> fields;
+  std::vector<std::unique_ptr<FnInfo>> methods;  // instance and static
+  std::unique_ptr<Symbol> sym;             // SymKind::Class
+  const Type* type = nullptr;
+
+  const FieldInfo* field(const std::string& n) const {
+    for (auto& f : fields) if (f.name == n) return &f;
+    return nullptr;
+  }
+  int field_index(const std::string& n) const {
+    for (size_t i = 0; i < fields.size(); ++i) if (fields[i].name == n) return (int)i;
+    return -1;
+  }
+  FnInfo* method(const std::string& n) const {
+    for (auto& m : methods) if (m->name == n) return m.get();
+    return nullptr;
+  }
+};
+
+struct ProgramInfo {
+  TypeTable types;
+  std::vector<std::unique_ptr<ClassInfo>> classes;
+  std::vector<std::unique_ptr<FnInfo>> fns;      // free functions
+  FnInfo* main = nullptr;
+  ClassInfo* error_class = nullptr;              // the predeclared Error record
+  ast::Program* program = nullptr;
+  std::vector<std::unique_ptr<Symbol>> extra_symbols;  // symbols made during checking
+};
+
+}  // namespace wo::sema
