@@ -61,6 +61,8 @@ typedef struct WoError {
 } WoError;
 
 // ---- memory ---------------------------------------------------------------
+// `size` counts the whole object, WoHeader included. Allocation failure
+// raises the OOM trap (4) everywhere in the runtime.
 void* wo_alloc(int64_t size, void (*destroy)(void*));  // rc = 1, zeroed payload
 void wo_retain(void* obj);                             // NULL-safe
 void wo_release(void* obj);                            // NULL-safe; destroys and frees at 0
@@ -77,13 +79,19 @@ WoError* wo_catch(void* exception);
 // ---- program entry ----------------------------------------------------------
 // Runs `entry` with the program's arguments (a multi Text; argv[0] excluded)
 // and turns an uncaught trap into the one stderr line + exit status 1.
-// Returns the process exit status (already masked with 0xFF).
+// Returns the process exit status (already masked with 0xFF). `args` is
+// borrowed by `entry`; the runtime releases it after `entry` returns or traps.
 typedef int64_t (*WoEntry)(WoList* args);
 int wo_start(int argc, char** argv, WoEntry entry);
 
 // ---- text -----------------------------------------------------------------
 WoText* wo_text_new(const char* bytes, int64_t len);   // owned
 WoText* wo_concat(WoText* a, WoText* b);               // owned
+// `a .. b` that consumes `a` (owned) and borrows `b`; returns the owned
+// result. When `a` is uniquely owned (rc == 1) it is extended in place with
+// geometric growth, so `s = s .. x` in a loop is amortised O(len(x)). The
+// caller must hold no other pointer to `a` (b == a is allowed).
+WoText* wo_text_append(WoText* a, WoText* b);
 bool wo_text_eq(WoText* a, WoText* b);
 int64_t wo_text_cmp(WoText* a, WoText* b);             // -1/0/1, bytewise
 
@@ -114,6 +122,7 @@ WoList* wo_split_ws(WoText* t);
 WoText* wo_join(WoList* xs, WoText* sep);
 
 // ---- lists ----------------------------------------------------------------
+// push/set take ownership of `v` even when they trap (the list releases it).
 WoList* wo_list_new(int64_t elem_kind, int64_t capacity);   // owned, empty
 int64_t wo_list_len(WoList* xs);
 void wo_list_push(WoList* xs, uint64_t v);                   // takes ownership of v

@@ -1,0 +1,57 @@
+// Program entry (wo_start): sets up the process as runtime.md §5.1/§5.2 ask
+// (line-buffered stdout, SIGPIPE ignored), builds `args`, runs the program's
+// `main`, and turns an uncaught trap into the one stderr line of
+// language.md §16.4 plus exit status 1.
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "heap.h"
+#include "trap.h"
+
+namespace {
+
+// args: a multi Text of argv[1..] (the program path excluded).
+WoList* make_args(int argc, char** argv) {
+  int64_t n = argc > 1 ? argc - 1 : 0;
+  WoList* args = wo_list_new(WO_ELEM_HEAP, n);
+  wo::OwnedGuard guard(args);
+  for (int64_t i = 0; i < n; ++i) {
+    const char* a = argv[i + 1];
+    wo_list_push(args, reinterpret_cast<uint64_t>(wo::text_from(a, std::strlen(a))));
+  }
+  guard.disown();
+  return args;
+}
+
+// `trap <code> in <fn> at line <line>: <msg>\n` on stderr, written at once.
+void report_uncaught(const wo::Trap& t) {
+  std::string line = "trap " + std::to_string(t.code) + " in " + t.method + " at line " +
+                     std::to_string(t.line) + ": " + t.msg + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  int status = 0;
+  WoList* args = nullptr;
+  try {
+    args = make_args(argc, argv);
+    int64_t result = entry(args);
+    status = static_cast<int>(result & 0xFF);
+  } catch (...) {
+    wo::Trap t = wo::current_trap();
+    std::fflush(stdout);  // what was printed before the trap comes first
+    report_uncaught(t);
+    status = 1;
+  }
+  wo_release(args);  // `main` only borrowed its arguments
+  std::fflush(stdout);
+  return status;
+}

@@ -1,0 +1,94 @@
+// Raising traps (wo_trap, wo_trap_msg and the internal helpers of trap.h) and
+// catching them from generated code (wo_catch).
+//
+// wo_catch is called by a catch-all landing pad with the landingpad's raw
+// exception pointer (the _Unwind_Exception*). It does exactly what a C++
+// `catch (...)` does: __cxa_begin_catch, then identifies the in-flight
+// exception by rethrowing it inside a local try (`throw;` rethrows the
+// exception begun last), builds the Error record, and __cxa_end_catch, which
+// destroys the exception object. Works for foreign exceptions too.
+#include <cxxabi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+#include "common/traps.h"
+#include "heap.h"
+#include "trap.h"
+
+namespace wo {
+
+[[noreturn]] void raise(int64_t code, const WoSite* site, const char* msg) {
+  const char* fn = site && site->fn ? site->fn : kNoSiteFn;
+  int64_t line = site ? site->line : 0;
+  throw Trap{code, line, fn, msg ? msg : trap_default_message(code)};
+}
+
+[[noreturn]] void raise_oom() {
+  raise(static_cast<int64_t>(TrapCode::OOM), nullptr, nullptr);
+}
+
+[[noreturn]] void raise_null_receiver(const WoSite* site) {
+  raise(static_cast<int64_t>(TrapCode::BOUNDS), site, "null receiver");
+}
+
+Trap current_trap() noexcept {
+  try {
+    throw;
+  } catch (const Trap& t) {
+    return t;
+  } catch (const std::bad_alloc&) {
+    return Trap{static_cast<int64_t>(TrapCode::OOM), 0, kNoSiteFn,
+                trap_default_message(static_cast<int64_t>(TrapCode::OOM))};
+  } catch (const std::exception& e) {
+    return Trap{static_cast<int64_t>(TrapCode::EXPLICIT), 0, kNoSiteFn, e.what()};
+  } catch (...) {
+    return Trap{static_cast<int64_t>(TrapCode::EXPLICIT), 0, kNoSiteFn, "foreign exception"};
+  }
+}
+
+namespace {
+void destroy_error(void* self) {
+  auto* e = static_cast<WoError*>(self);
+  wo_release(e->method);
+  wo_release(e->msg);
+}
+}  // namespace
+
+WoError* make_error(const Trap& t) {
+  auto* e = static_cast<WoError*>(wo_alloc(sizeof(WoError), destroy_error));
+  OwnedGuard guard(e);
+  e->code = t.code;
+  e->line = t.line;
+  e->method = text_from(t.method.data(), t.method.size());
+  e->msg = text_from(t.msg.data(), t.msg.size());
+  guard.disown();
+  return e;
+}
+
+namespace {
+// noexcept: running out of memory while building the record of a trap is
+// beyond recovery (std::terminate).
+WoError* error_from_current_exception() noexcept { return make_error(current_trap()); }
+}  // namespace
+
+}  // namespace wo
+
+extern "C" {
+
+void wo_trap(int64_t code, const WoSite* site) { wo::raise(code, site, nullptr); }
+
+void wo_trap_msg(int64_t code, const WoSite* site, const char* msg) {
+  wo::raise(code, site, msg);
+}
+
+WoError* wo_catch(void* exception) {
+  __cxxabiv1::__cxa_begin_catch(exception);
+  WoError* e = wo::error_from_current_exception();
+  __cxxabiv1::__cxa_end_catch();
+  return e;
+}
+
+}  // extern "C"
