@@ -79,6 +79,7 @@ class Emitter {
 
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
+  void emit_stack_check();
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding
   llvm::AllocaInst* local_slot(const Symbol* sym);       // slot for a local/param symbol

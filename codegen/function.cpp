@@ -1,7 +1,10 @@
 // One function at a time: parameters and locals in allocas, scopes that
 // release what they own, full-expression temporaries, and the unwind regions
 // whose landing pads release live values when a trap passes through.
+#include <llvm/IR/MDBuilder.h>
+
 #include "codegen/emitter.h"
+#include "common/traps.h"
 
 namespace wo::codegen {
 
@@ -122,6 +125,20 @@ void Emitter::finish_function_pad(Region& r) {
   b_.CreateResume(lp);
 }
 
+// Runaway recursion traps STACK instead of crashing: compare this frame's
+// address with the limit the runtime computed (wo_stack_limit).
+void Emitter::emit_stack_check() {
+  llvm::AllocaInst* probe = entry_alloca(b_.getInt8Ty(), "frame");
+  auto* limit = mod_->getOrInsertGlobal("wo_stack_limit", i64_);
+  llvm::Value* below = b_.CreateICmpULT(b_.CreatePtrToInt(probe, i64_), b_.CreateLoad(i64_, limit, "stack.limit"));
+  llvm::BasicBlock* trap_bb = new_block("stack.overflow");
+  llvm::BasicBlock* ok_bb = new_block("stack.ok");
+  b_.CreateCondBr(below, trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(trap_bb);
+  trap((int64_t)TrapCode::STACK, fn_->decl->sig.span.begin.line);
+  b_.SetInsertPoint(ok_bb);
+}
+
 void Emitter::emit_fn(const FnInfo& fn) {
   fn_ = &fn;
   llfn_ = fns_.at(&fn);
@@ -143,6 +160,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   b_.SetInsertPoint(alloca_bb_);
   b_.CreateBr(body);
   b_.SetInsertPoint(body);
+  emit_stack_check();
   unsigned arg = 0;
   if (fn.self) self_ = llfn_->getArg(arg++);
   for (const Symbol* p : fn.params) {

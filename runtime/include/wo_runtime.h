@@ -76,6 +76,13 @@ void wo_release(void* obj);                            // NULL-safe; destroys an
 // Exceptions that are not traps (std::bad_alloc) become OOM traps.
 WoError* wo_catch(void* exception);
 
+// ---- stack depth ------------------------------------------------------------
+// Generated functions compare their frame address with this limit on entry and
+// raise STACK (3) below it, so runaway recursion is a catchable trap, not a
+// crash. Set by wo_start from the thread's stack size, with a margin that
+// leaves room to unwind.
+extern uintptr_t wo_stack_limit;
+
 // ---- program entry ----------------------------------------------------------
 // Runs `entry` with the program's arguments (a multi Text; argv[0] excluded)
 // and turns an uncaught trap into the one stderr line + exit status 1.

@@ -2,6 +2,8 @@
 // (line-buffered stdout, SIGPIPE ignored), builds `args`, runs the program's
 // `main`, and turns an uncaught trap into the one stderr line of
 // language.md §16.4 plus exit status 1.
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -33,12 +35,28 @@ void report_uncaught(const wo::Trap& t) {
   std::fflush(stderr);
 }
 
+// The lowest frame address generated code may use: the stack's size from
+// RLIMIT_STACK (8 MiB when unlimited), measured from here, minus a margin
+// for the trap's own unwinding.
+uintptr_t stack_limit_from_here() {
+  rlimit rl{};
+  uintptr_t size = 8u << 20;
+  if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) size = rl.rlim_cur;
+  const uintptr_t margin = 256u << 10;
+  char here;
+  auto top = reinterpret_cast<uintptr_t>(&here);
+  return size > 2 * margin ? top - size + margin : top - size / 2;
+}
+
 }  // namespace
+
+extern "C" uintptr_t wo_stack_limit = 0;
 
 extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   std::signal(SIGPIPE, SIG_IGN);
 
+  wo_stack_limit = stack_limit_from_here();
   int status = 0;
   WoList* args = nullptr;
   try {
