@@ -195,8 +195,9 @@ struct Annotation {
   Span span;
   // @table(...) arguments (only when name == "table")
   std::optional<std::string> table_name;
-  std::vector<std::string> index;    // index: [a, b]
+  std::vector<std::string> index;    // index: [a, b] (every `index:` argument's columns, flattened)
   std::vector<Span> index_spans;
+  std::vector<std::vector<std::string>> indexes;  // one entry per `index:` argument (repeatable, §12.1)
   std::optional<bool> durable;
   std::optional<std::string> resident;  // "all" | "keys"
 };

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Runs one corpus fixture and checks it (the layout is corpus/README.md).
+#
+#   scripts/run-fixture.sh MODE FIXTURE_DIR WOC
+#
+# MODE   jit     woc run FIXTURE_DIR -- ARGS
+#        native  woc build FIXTURE_DIR -o TMP/prog, then TMP/prog ARGS
+#        fail    woc check FIXTURE_DIR must exit 1 and name expected.code
+#
+# Run fixtures: stdout must equal expected.out byte for byte; the exit status
+# must equal expected.exit (default 0, or 1 when expected.trap exists); with
+# expected.trap, stderr must hold a line starting `trap <code> in `; with
+# expected.stderr, the first stderr line must equal its first line. `args`
+# holds one program argument per line, `env` one KEY=VALUE per line.
+# The program runs in a fresh empty working directory with no WO_* variables
+# inherited. WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step.
+# Exit status: 0 pass, 1 fail, 2 usage. Temporary files are always removed.
+set -uo pipefail
+
+if [[ $# -ne 3 ]]; then
+  echo "usage: $0 jit|native|fail FIXTURE_DIR WOC" >&2
+  exit 2
+fi
+mode=$1
+dir=$(cd "$2" 2>/dev/null && pwd) || { echo "no such fixture: $2" >&2; exit 2; }
+woc=$3
+if [[ $woc == */* ]]; then
+  woc=$(cd "$(dirname "$woc")" && pwd)/$(basename "$woc")  # the program runs elsewhere
+fi
+name=$(basename "$dir")
+limit=${WO_FIXTURE_TIMEOUT:-60}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wo-fixture.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/work"
+
+fail() {
+  echo "FAIL [$mode] $name: $*"
+  if [[ -s $tmp/err ]]; then
+    echo "--- stderr (first 40 lines) ---"
+    head -n 40 "$tmp/err"
+  fi
+  exit 1
+}
+
+# Runs "$@" with the fixture's environment, in the work directory, bounded by
+# the time limit; stdout to $tmp/out, stderr to $tmp/err; sets $status.
+run_bounded() {
+  local -a envs=()
+  local var line
+  for var in $(compgen -e); do
+    [[ $var == WO_* ]] && envs+=(-u "$var")
+  done
+  if [[ -f $dir/env ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      [[ -z $line || $line == \#* ]] && continue
+      envs+=("$line")
+    done <"$dir/env"
+  fi
+  (cd "$tmp/work" && env "${envs[@]}" timeout -k 5 "$limit" "$@") \
+    >"$tmp/out" 2>"$tmp/err" </dev/null
+  status=$?
+  if [[ $status -eq 124 || $status -eq 137 ]]; then
+    fail "timed out after ${limit}s: $*"
+  fi
+}
+
+trimmed() { tr -d '[:space:]' <"$1"; }
+
+if [[ $mode == fail ]]; then
+  [[ -f $dir/expected.code ]] || { echo "FAIL [$mode] $name: no expected.code"; exit 1; }
+  code=$(trimmed "$dir/expected.code")
+  run_bounded "$woc" check "$dir"
+  [[ $status -eq 1 ]] || fail "woc check exited $status, expected 1 (with $code)"
+  grep -qwF -- "$code" "$tmp/err" || fail "stderr does not name $code"
+  exit 0
+fi
+
+[[ -f $dir/expected.out ]] || { echo "FAIL [$mode] $name: no expected.out"; exit 1; }
+args=()
+if [[ -f $dir/args ]]; then
+  mapfile -t args <"$dir/args"
+fi
+
+case $mode in
+  jit)
+    run_bounded "$woc" run "$dir" -- "${args[@]}"
+    ;;
+  native)
+    run_bounded "$woc" build "$dir" -o "$tmp/prog"
+    [[ $status -eq 0 ]] || fail "woc build exited $status"
+    run_bounded "$tmp/prog" "${args[@]}"
+    ;;
+  *)
+    echo "unknown mode: $mode (jit, native or fail)" >&2
+    exit 2
+    ;;
+esac
+
+want_exit=0
+[[ -f $dir/expected.trap ]] && want_exit=1
+[[ -f $dir/expected.exit ]] && want_exit=$(trimmed "$dir/expected.exit")
+
+problems=()
+if ! cmp -s "$dir/expected.out" "$tmp/out"; then
+  problems+=("stdout differs from expected.out:
+$(diff -u --label expected.out --label actual "$dir/expected.out" "$tmp/out" | head -n 60)")
+fi
+if [[ $status != "$want_exit" ]]; then
+  problems+=("exit status $status, expected $want_exit")
+fi
+if [[ -f $dir/expected.trap ]]; then
+  trap_code=$(trimmed "$dir/expected.trap")
+  grep -q "^trap $trap_code in " "$tmp/err" || problems+=("stderr has no line starting 'trap $trap_code in '")
+fi
+if [[ -f $dir/expected.stderr ]]; then
+  want_line=$(head -n 1 "$dir/expected.stderr")
+  got_line=$(head -n 1 "$tmp/err")
+  [[ $want_line == "$got_line" ]] || problems+=("first stderr line:
+  expected: $want_line
+  actual:   $got_line")
+fi
+
+if [[ ${#problems[@]} -gt 0 ]]; then
+  fail "$(printf '%s\n' "${problems[@]}")"
+fi
+exit 0

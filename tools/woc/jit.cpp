@@ -1,0 +1,78 @@
+// In-process execution with ORC LLJIT on JITLink (see jit.h for the why).
+#include "tools/woc/jit.h"
+
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/codegen.h"
+#include "wo_runtime.h"
+
+namespace wo::driver {
+namespace {
+
+using namespace llvm;
+using namespace llvm::orc;
+
+// JITLink with explicit in-process EH-frame registration: without it the
+// unwinder cannot see JIT'd frames and a trap would terminate the process.
+Expected<std::unique_ptr<ObjectLayer>> make_object_layer(ExecutionSession& es, const Triple&) {
+  auto layer = std::make_unique<ObjectLinkingLayer>(es);
+  layer->addPlugin(std::make_unique<EHFrameRegistrationPlugin>(
+      es, std::make_unique<jitlink::InProcessEHFrameRegistrar>()));
+  return std::unique_ptr<ObjectLayer>(std::move(layer));
+}
+
+Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine) {
+  auto jit = LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*machine))
+                 .setObjectLinkingLayerCreator(make_object_layer)
+                 .create();
+  if (!jit) return jit.takeError();
+  // Everything generated code does not define comes from the woc process.
+  auto process = DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return process.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+  return jit;
+}
+
+std::string failure(Error e) { return "JIT: " + toString(std::move(e)); }
+
+}  // namespace
+
+JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> module,
+                     std::unique_ptr<JITTargetMachineBuilder> machine,
+                     const std::string& program_path, const std::vector<std::string>& args) {
+  JitResult r;
+  auto jit = make_jit(std::move(machine));
+  if (!jit) return {0, failure(jit.takeError())};
+  JITDylib& main_jd = (*jit)->getMainJITDylib();
+  if (auto e = (*jit)->addIRModule(ThreadSafeModule(std::move(module), std::move(ctx))))
+    return {0, failure(std::move(e))};
+  // Static constructors of the module (llvm.global_ctors), if codegen emits any.
+  if (auto e = (*jit)->initialize(main_jd)) return {0, failure(std::move(e))};
+  auto entry = (*jit)->lookup(codegen::kEntrySymbol);
+  if (!entry) return {0, failure(entry.takeError())};
+
+  std::vector<std::string> storage;
+  storage.reserve(args.size() + 1);
+  storage.push_back(program_path);
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  r.status = wo_start(static_cast<int>(storage.size()), argv.data(), entry->toPtr<WoEntry>());
+  // The program has run and its status stands; a failing destructor pass
+  // (there are none today) must not turn it into a driver error.
+  consumeError((*jit)->deinitialize(main_jd));
+  return r;
+}
+
+}  // namespace wo::driver

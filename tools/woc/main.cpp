@@ -1,0 +1,30 @@
+// woc: the command-line driver of the .wo compiler. Parses the command line
+// and hands over to one verb (verbs.h); see README.md in this folder.
+#include <iostream>
+
+#include "tools/woc/options.h"
+#include "tools/woc/pipeline.h"
+#include "tools/woc/verbs.h"
+#include "woc_config.h"
+
+int main(int argc, char** argv) {
+  using namespace wo::driver;
+  ParseResult parsed = parse_options(argc, argv);
+  const Options& opts = parsed.opts;
+  if (opts.help) {
+    std::cout << help_text(opts.verb);
+    return 0;
+  }
+  if (opts.version) {
+    std::cout << "woc " << WOC_VERSION << "\n";
+    return 0;
+  }
+  if (!parsed.error.empty()) return driver_failure(parsed.error);
+  switch (opts.verb) {
+    case Verb::Run: return run_verb(opts);
+    case Verb::Build: return build_verb(opts);
+    case Verb::Check: return check_verb(opts);
+    case Verb::None: break;
+  }
+  return driver_failure("no command given (see woc --help)");
+}

@@ -1,0 +1,105 @@
+// Object emission and the link step of `woc build`.
+//
+// The link uses the system `c++` (override: WOC_CXX) rather than invoking ld
+// directly: it knows the C++ runtime, the unwinder and the crt files of the
+// host. When woc itself was built with sanitizers, the runtime archive is
+// instrumented, so the program is linked with the same -fsanitize flags.
+#include "tools/woc/native_build.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "woc_config.h"
+
+namespace wo::driver {
+namespace {
+
+// A private temporary directory, removed with everything in it on scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    llvm::SmallString<128> dir;
+    if (!llvm::sys::fs::createUniqueDirectory("woc-build", dir)) path_ = std::string(dir);
+  }
+  ~TempDir() {
+    if (!path_.empty()) llvm::sys::fs::remove_directories(path_);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string emit_object(llvm::Module& module, llvm::TargetMachine& machine, const std::string& path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) return "cannot write " + path + ": " + ec.message();
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return "the target cannot emit object files";
+  pm.run(module);
+  os.flush();
+  if (os.has_error()) return "cannot write " + path + ": " + os.error().message();
+  return "";
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string link(const std::string& object, const std::string& archive, const std::string& out) {
+  const char* override_cxx = std::getenv("WOC_CXX");
+  std::string cxx_name = override_cxx && *override_cxx ? override_cxx : "c++";
+  auto cxx = llvm::sys::findProgramByName(cxx_name);
+  if (!cxx) return "cannot find the C++ driver `" + cxx_name + "` used to link (install build-essential)";
+
+  std::vector<std::string> args = {*cxx, object, archive};
+  for (auto& w : split_words(WOC_RUNTIME_LINK_FLAGS)) args.push_back(w);
+  args.insert(args.end(), {"-lpthread", "-lm"});
+  if (*WOC_SANITIZE) args.push_back(std::string("-fsanitize=") + WOC_SANITIZE);
+  args.insert(args.end(), {"-o", out});
+
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  std::string exec_error;
+  int rc = llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &exec_error);
+  if (rc == 0) return "";
+  if (!exec_error.empty()) return "link failed: " + exec_error;
+  return "link failed (`" + cxx_name + "` exited with status " + std::to_string(rc) + ")";
+}
+
+}  // namespace
+
+std::string runtime_archive_path() {
+  llvm::SmallString<256> exe;
+  if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return WOC_RUNTIME_ARCHIVE;
+  llvm::sys::path::remove_filename(exe);
+  llvm::sys::path::append(exe, WOC_RUNTIME_ARCHIVE);
+  return std::string(exe);
+}
+
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
+                             const std::string& out_path) {
+  std::string archive = runtime_archive_path();
+  if (!llvm::sys::fs::exists(archive)) return "cannot find the runtime library " + archive;
+  TempDir tmp;
+  if (tmp.path().empty()) return "cannot create a temporary directory";
+  std::string object = tmp.path() + "/program.o";
+  if (auto err = emit_object(module, machine, object); !err.empty()) return err;
+  return link(object, archive, out_path);
+}
+
+}  // namespace wo::driver

@@ -1,0 +1,21 @@
+// `woc build`: writes the module as an object file and links it with the
+// runtime archive (libwo_runtime.a, found next to the woc executable) using
+// the system `c++` driver, into a native executable.
+#pragma once
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace wo::driver {
+
+// Returns "" on success, else a one-line message (woc exits 2).
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
+                             const std::string& out_path);
+
+// The runtime archive woc links programs with (next to /proc/self/exe).
+std::string runtime_archive_path();
+
+}  // namespace wo::driver

@@ -1,0 +1,167 @@
+// Parses woc's command line. Options may appear before or after the verb and
+// the path; everything after `--` belongs to the program (`woc run` only).
+#include "tools/woc/options.h"
+
+#include <string_view>
+
+namespace wo::driver {
+namespace {
+
+Verb verb_named(std::string_view s) {
+  if (s == "run") return Verb::Run;
+  if (s == "build") return Verb::Build;
+  if (s == "check") return Verb::Check;
+  return Verb::None;
+}
+
+// Takes the value of an option written either glued (`-DX`, `--emit-llvm=F`)
+// or as the next argument (`-D X`). Returns false if the value is missing.
+bool take_value(std::string_view arg, size_t prefix_len, int argc, char** argv, int& i,
+                std::string& out) {
+  if (arg.size() > prefix_len) {
+    std::string_view rest = arg.substr(prefix_len);
+    if (rest.front() == '=') rest.remove_prefix(1);
+    out = std::string(rest);
+    return !out.empty();
+  }
+  if (i + 1 >= argc) return false;
+  out = argv[++i];
+  return !out.empty();
+}
+
+}  // namespace
+
+ParseResult parse_options(int argc, char** argv) {
+  ParseResult r;
+  Options& o = r.opts;
+  std::vector<std::string> positional;
+  bool saw_dashdash = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") {
+      for (int j = i + 1; j < argc; ++j) o.program_args.emplace_back(argv[j]);
+      saw_dashdash = true;
+      break;
+    }
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (a == "--version") {
+      o.version = true;
+    } else if (a.size() == 3 && a.substr(0, 2) == "-O" && a[2] >= '0' && a[2] <= '3') {
+      o.opt_level = a[2] - '0';
+    } else if (a.substr(0, 2) == "-D") {
+      std::string flag;
+      if (!take_value(a, 2, argc, argv, i, flag)) {
+        r.error = "-D needs a flag name";
+        return r;
+      }
+      o.defines.insert(flag);
+    } else if (a.substr(0, 2) == "-o") {
+      if (!take_value(a, 2, argc, argv, i, o.output)) {
+        r.error = "-o needs a file name";
+        return r;
+      }
+    } else if (a.substr(0, 11) == "--emit-llvm") {
+      if (a.size() > 11 && a[11] != '=') {
+        r.error = "unknown option `" + std::string(a) + "` (see woc --help)";
+        return r;
+      }
+      if (!take_value(a, 11, argc, argv, i, o.emit_llvm)) {
+        r.error = "--emit-llvm needs a file name";
+        return r;
+      }
+    } else if (a.size() > 1 && a[0] == '-') {
+      r.error = "unknown option `" + std::string(a) + "` (see woc --help)";
+      return r;
+    } else {
+      positional.emplace_back(a);
+    }
+  }
+  if (!positional.empty()) {
+    o.verb = verb_named(positional[0]);
+    if (o.verb == Verb::None) {
+      r.error = "unknown command `" + positional[0] + "` (expected run, build or check)";
+      return r;
+    }
+  }
+  if (o.help || o.version) return r;
+  if (saw_dashdash && o.verb != Verb::Run && o.verb != Verb::None) {
+    r.error = "arguments after `--` are only accepted by `woc run`";
+    return r;
+  }
+  if (o.verb == Verb::None) {
+    r.error = "no command given (see woc --help)";
+    return r;
+  }
+  if (positional.size() < 2) {
+    r.error = "missing program path (a .wo file or a program directory)";
+    return r;
+  }
+  if (positional.size() > 2) {
+    r.error = "unexpected argument `" + positional[2] + "`" +
+              (o.verb == Verb::Run ? " (pass program arguments after `--`)" : "");
+    return r;
+  }
+  o.path = positional[1];
+  if (o.verb == Verb::Build && o.output.empty()) r.error = "build needs -o OUT";
+  if (o.verb != Verb::Build && !o.output.empty()) r.error = "-o is only accepted by `woc build`";
+  return r;
+}
+
+std::string help_text(Verb verb) {
+  const char* common =
+      "Options:\n"
+      "  -D FLAG           define FLAG for #if (repeatable; also -DFLAG)\n"
+      "  -O0 .. -O3        optimisation level (default -O2)\n"
+      "  --emit-llvm FILE  also write the optimised LLVM IR to FILE\n"
+      "  -h, --help        show this help\n";
+  switch (verb) {
+    case Verb::Run:
+      return std::string(
+                 "Usage: woc run PATH [options] [-- ARGS...]\n"
+                 "\n"
+                 "Compiles the program at PATH (a .wo file or a program directory) and runs it\n"
+                 "in process with the LLVM JIT. ARGS after `--` are passed to main.\n"
+                 "Exit status: the program's own; 1 on compile errors; 2 on usage or I/O errors.\n"
+                 "\n") +
+             common;
+    case Verb::Build:
+      return std::string(
+                 "Usage: woc build PATH -o OUT [options]\n"
+                 "\n"
+                 "Compiles the program at PATH to the native executable OUT, linked with the\n"
+                 "woc runtime (libwo_runtime.a next to woc) by the system `c++` driver.\n"
+                 "Exit status: 0 on success; 1 on compile errors; 2 on usage, I/O or link errors.\n"
+                 "\n"
+                 "  -o OUT            the executable to write\n") +
+             common;
+    case Verb::Check:
+      return std::string(
+                 "Usage: woc check PATH [options]\n"
+                 "\n"
+                 "Reports the diagnostics of the program at PATH without running it.\n"
+                 "Exit status: 0 if there are no errors (warnings allowed); 1 on errors;\n"
+                 "2 on usage or I/O errors.\n"
+                 "\n") +
+             common;
+    case Verb::None:
+      break;
+  }
+  return std::string(
+             "Usage: woc <command> PATH [options]\n"
+             "\n"
+             "The compiler of the .wo language. PATH is a .wo file or a program directory.\n"
+             "\n"
+             "Commands:\n"
+             "  run PATH [-- ARGS...]   compile and run in process (JIT)\n"
+             "  build PATH -o OUT       compile to a native executable\n"
+             "  check PATH              report diagnostics only\n"
+             "\n") +
+         common +
+         "  --version         print the version\n"
+         "\n"
+         "Exit status: 0 ok; 1 compile errors; 2 usage or I/O errors; under `run`, the\n"
+         "program's own status. `woc <command> --help` describes one command.\n";
+}
+
+}  // namespace wo::driver

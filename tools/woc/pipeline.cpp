@@ -1,0 +1,86 @@
+// Runs the stages in order and stops at the first one that reports an error.
+#include "tools/woc/pipeline.h"
+
+#include <iostream>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/codegen.h"
+#include "common/diagnostics.h"
+#include "frontend/loader.h"
+#include "sema/program_info.h"
+#include "sema/sema.h"
+
+namespace wo::driver {
+
+int driver_failure(const std::string& message) {
+  std::cerr << "woc: " << message << "\n";
+  return 2;
+}
+
+static int write_ir(const llvm::Module& module, const std::string& path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) return driver_failure("cannot write " + path + ": " + ec.message());
+  module.print(os, nullptr);
+  os.flush();
+  if (os.has_error()) return driver_failure("cannot write " + path + ": " + os.error().message());
+  return 0;
+}
+
+Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main) {
+  Compiled out;
+  SourceManager sources;
+  Diagnostics diags(sources);
+  LexOptions lex;
+  lex.defines = opts.defines;
+
+  LoadResult loaded = load_program(opts.path, sources, diags, lex);
+  if (!loaded.io_error.empty()) {
+    out.status = driver_failure("cannot read " + loaded.io_error);
+    return out;
+  }
+  std::unique_ptr<sema::ProgramInfo> info;
+  if (!diags.has_errors()) info = sema::analyze(loaded.program, diags);
+  // Warnings alone are shown and do not stop the build.
+  if (!diags.all().empty()) diags.render(std::cerr);
+  if (diags.has_errors()) {
+    out.status = 1;
+    return out;
+  }
+  if (!info) {
+    out.status = driver_failure("internal error: the analysis produced no program");
+    return out;
+  }
+  if (!machine) return out;
+
+  out.ctx = std::make_unique<llvm::LLVMContext>();
+  codegen::Options cg;
+  cg.opt_level = opts.opt_level;
+  cg.with_c_main = with_c_main;
+  out.module = codegen::lower(*info, *out.ctx, cg);
+  if (!out.module) {
+    out.status = driver_failure("internal error: code generation produced no module");
+    return out;
+  }
+  out.module->setTargetTriple(machine->getTargetTriple().str());
+  out.module->setDataLayout(machine->createDataLayout());
+
+  std::string broken;
+  llvm::raw_string_ostream why(broken);
+  if (llvm::verifyModule(*out.module, &why)) {
+    if (!opts.emit_llvm.empty()) write_ir(*out.module, opts.emit_llvm);
+    out.status = driver_failure("internal error: invalid IR generated:\n" + why.str());
+    return out;
+  }
+  codegen::optimize(*out.module, machine, opts.opt_level);
+  if (!opts.emit_llvm.empty()) out.status = write_ir(*out.module, opts.emit_llvm);
+  return out;
+}
+
+}  // namespace wo::driver

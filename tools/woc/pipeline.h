@@ -1,0 +1,32 @@
+// The compiler pipeline shared by every verb: load (lex + parse) → sema →
+// [codegen → optimise → --emit-llvm]. Diagnostics and I/O errors are printed
+// here; the caller only sees the exit status to use and, when asked for, the
+// optimised module.
+#pragma once
+#include <memory>
+
+#include "tools/woc/options.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace wo::driver {
+
+struct Compiled {
+  int status = 0;  // 0: go on; 1: compile errors (printed); 2: I/O or internal error (printed)
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;  // set when a machine was given and status == 0
+};
+
+// Compiles `opts.path`. With `machine` == nullptr stops after sema (woc check
+// without --emit-llvm). Otherwise lowers for `machine` (with a C `main` when
+// `with_c_main`), optimises at opts.opt_level and writes --emit-llvm if asked.
+Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main);
+
+// Prints `woc: <message>` on stderr and returns 2.
+int driver_failure(const std::string& message);
+
+}  // namespace wo::driver

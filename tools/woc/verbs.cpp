@@ -1,0 +1,62 @@
+// Glue between the pipeline and the two back ends (JIT, native executable).
+#include "tools/woc/verbs.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "tools/woc/jit.h"
+#include "tools/woc/native_build.h"
+#include "tools/woc/pipeline.h"
+#include "tools/woc/target.h"
+
+namespace wo::driver {
+namespace {
+
+std::unique_ptr<llvm::TargetMachine> make_machine(llvm::orc::JITTargetMachineBuilder& builder,
+                                                  std::string& error) {
+  auto tm = builder.createTargetMachine();
+  if (!tm) {
+    error = llvm::toString(tm.takeError());
+    return nullptr;
+  }
+  return std::move(*tm);
+}
+
+}  // namespace
+
+int check_verb(const Options& opts) {
+  // Diagnostics only, unless --emit-llvm asks for the IR as well.
+  if (opts.emit_llvm.empty()) return compile(opts, nullptr, false).status;
+  std::string error;
+  auto builder = host_machine(opts.opt_level, error);
+  auto machine = builder ? make_machine(*builder, error) : nullptr;
+  if (!machine) return driver_failure("no target for this host: " + error);
+  return compile(opts, machine.get(), false).status;
+}
+
+int run_verb(const Options& opts) {
+  std::string error;
+  auto builder = host_machine(opts.opt_level, error);
+  auto machine = builder ? make_machine(*builder, error) : nullptr;
+  if (!machine) return driver_failure("no target for this host: " + error);
+  Compiled c = compile(opts, machine.get(), false);
+  if (c.status != 0) return c.status;
+  JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), opts.path,
+                           opts.program_args);
+  if (!r.error.empty()) return driver_failure(r.error);
+  return r.status;
+}
+
+int build_verb(const Options& opts) {
+  std::string error;
+  auto builder = host_machine(opts.opt_level, error);
+  auto machine = builder ? make_machine(*builder, error) : nullptr;
+  if (!machine) return driver_failure("no target for this host: " + error);
+  Compiled c = compile(opts, machine.get(), true);
+  if (c.status != 0) return c.status;
+  std::string failed = build_executable(*c.module, *machine, opts.output);
+  return failed.empty() ? 0 : driver_failure(failed);
+}
+
+}  // namespace wo::driver
