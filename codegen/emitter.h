@@ -107,6 +107,7 @@ class Emitter {
   void emit_stmt(const ast::Stmt& s);
   void emit_let(const ast::Stmt& s);
   void emit_assign(const ast::Stmt& s);
+  bool emit_append_assign(const ast::Stmt& s);
   void store_to_place(const ast::Expr& target, const Val& value);
   void emit_if(const ast::Stmt& s);
   void emit_while(const ast::Stmt& s);

@@ -100,7 +100,37 @@ void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
   call(rt("wo_list_set"), {list.v, index.v, to_slot(owned, t), site(target.span.begin.line)});
 }
 
+// `s = s .. a .. b` on a Text local: append to `s` in place when it is the
+// only owner (wo_text_append), so building text in a loop is linear.
+bool Emitter::emit_append_assign(const ast::Stmt& s) {
+  const ast::Expr& target = *s.target;
+  if (s.assign_op != ast::AssignOp::Assign || target.kind != ast::ExprKind::Name ||
+      target.type->kind != TypeKind::Text)
+    return false;
+  std::vector<const ast::Expr*> pieces;
+  const ast::Expr* e = s.expr.get();
+  while (e->kind == ast::ExprKind::Binary && e->binary_op == ast::BinaryOp::Concat) {
+    pieces.push_back(e->rhs.get());
+    e = e->lhs.get();
+  }
+  if (pieces.empty() || e->kind != ast::ExprKind::Name || e->sym != target.sym) return false;
+  push_temps();
+  std::vector<Val> vals;
+  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) vals.push_back(emit_expr(**it));
+  llvm::AllocaInst* slot = local_slot(target.sym);
+  for (const Val& v : vals) {
+    // wo_text_append consumes the old text (also when it traps), so the slot
+    // is empty during the call and an unwinding trap never releases it twice.
+    llvm::Value* old = b_.CreateLoad(ptr_, slot);
+    b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
+    b_.CreateStore(call(rt("wo_text_append"), {old, v.v}, "grown"), slot);
+  }
+  pop_temps();
+  return true;
+}
+
 void Emitter::emit_assign(const ast::Stmt& s) {
+  if (emit_append_assign(s)) return;
   push_temps();
   if (s.assign_op == ast::AssignOp::Assign) {
     Val v = emit_expr(*s.expr);
