@@ -621,7 +621,6 @@ PTok TokenFeed::raw() {
 }
 
 void TokenFeed::mark_container(uint32_t offset) {
-  if (getenv("WO_PARSE_DEBUG")) fprintf(stderr, "mark %u (open=%zu)\n", offset, open_.size());
   for (size_t j = open_.size(); j-- > 0;) {
     if (open_[j].offset == offset && open_[j].kind == T::LBRACE) {
       open_[j].container = true;
@@ -694,8 +693,9 @@ PTok TokenFeed::recover() {
 
 yy::Parser::symbol_type yylex(ParseCtx& ctx) {
   PTok t = ctx.feed.next();
-  if (getenv("WO_PARSE_DEBUG"))
-    fprintf(stderr, "tok %s%s @%u:%u\n", yy::Parser::symbol_name(yy::Parser::by_kind(yy::Parser::token_kind_type(t.kind)).kind()),
+  static const bool debug = std::getenv("WO_PARSE_DEBUG") != nullptr;  // token trace for grammar work
+  if (debug)
+    std::fprintf(stderr, "tok %s%s @%u:%u\n", yy::Parser::symbol_name(yy::Parser::by_kind(yy::Parser::token_kind_type(t.kind)).kind()),
             t.virt ? " (virtual)" : "", t.span.begin.line, t.span.begin.col);
   return yy::Parser::symbol_type(t.kind, t.tok, t.span);
 }

@@ -774,3 +774,34 @@ TEST_CASE("load_program: file, directory modules, unreadable path") {
   }
   fs::remove_all(root);
 }
+
+TEST_CASE("more shapes: queries in lists, newline before select, spans") {
+  CHECK(expr("[from x in A where x.ok select x, 1]") == "(list (from x A (where (. x ok)) (select x)) 1)");
+  CHECK(expr("[insert T { a: 1 } insert T { a: 2 }]") == "(list (insert (ctor T (a 1))) (insert (ctor T (a 2))))");
+  CHECK(expr("from o in Order\n    select o") == "(from o Order (select o))");
+  CHECK(expr("insert\n    Team { title: t }") == "(insert (ctor Team (title t)))");
+  CHECK(expr("f(x)(y)[0].z") == "(. (index (call (call f x) y) 0) z)");
+  CHECK(expr("`a ${b} {{ c }}`") == "(.. (.. (.. \"a \" (interp b)) \" \") (interp (call esc c)))");
+  CHECK(body("let w: actor Job = spawn Worker { done: 0 }\nlet r: ?ref Node = nil\nlet xs: multi Text = []") ==
+        "{(let w : actor Job (spawn (ctor Worker (done 0)))); (let r : ?ref Node nil); (let xs : multi Text (list))}");
+  auto p = parse("fn area(w: Int) -> Int {\n  let total = w\n  return total\n}\n");
+  REQUIRE(p->file->fns.size() == 1);
+  const FnDecl& f = *p->file->fns[0];
+  CHECK(f.sig.span.begin.line == 1);
+  CHECK(f.sig.span.begin.col == 4);
+  CHECK(f.sig.span.len == 4);
+  CHECK(f.span.begin.col == 1);
+  CHECK(f.span.len == p->sm.get(0).text.size() - 1);  // up to the closing brace
+  const Stmt& let = *f.body->stmts[0];
+  CHECK(let.name_span.begin.line == 2);
+  CHECK(let.name_span.begin.col == 7);
+  CHECK(let.span.begin.col == 3);
+  CHECK(let.expr->span.begin.col == 15);
+  CHECK(f.sig.params[0].span.begin.col == 9);
+  // annotations only before type/class; pub(read) only
+  CHECK(codes("@table(name: \"x\")\ntype U = A | B\n") == V{"WO-E101"});
+  CHECK(codes("class A {\n  pub(write) x: Int\n}\n") == V{"WO-E101"});
+  CHECK(codes("const T = \"a${b}\"\n") == V{"WO-E101"});
+  // statements before the first case
+  CHECK(codes("fn f() {\n  switch x {\n    g()\n    default: 1\n  }\n}\n") == V{"WO-E101"});
+}
