@@ -70,6 +70,13 @@ class Emitter {
   llvm::Type* llvm_type(const Type* t);
   llvm::Type* slot_code_type(char code);
   const ClassLayout& layout(const ClassInfo* cls);
+  // Payload unions: each variant is a heap object { rc, destroy, i64 tag, payload... };
+  // bare variants of such a union are immortal constants. Bare-only unions are i64 tags.
+  const ClassLayout& variant_layout(const sema::UnionInfo* u, int v);
+  llvm::Constant* bare_variant_object(const sema::UnionInfo* u, int v);
+  // Interface values are boxes { rc, destroy, obj, vtable } owning their object.
+  llvm::Constant* vtable(const ClassInfo* cls, const sema::InterfaceInfo* i);
+  llvm::StructType* box_type();
   void declare_fns();
   void emit_entry_points();
   llvm::Constant* text_literal(const std::string& bytes);
@@ -132,8 +139,17 @@ class Emitter {
   Val emit_ctor(const ast::Expr& e);
   Val emit_try(const ast::Expr& e);
   Val emit_switch(const ast::Expr& e);
+  void bind_payload(const ast::SwitchArm& arm, llvm::Value* subject, const Type* st);
   Val emit_interp(const ast::Expr& e);
   Val emit_field_default(const sema::FieldInfo& f);
+  Val emit_variant(const ast::Expr& e);          // a bare variant name or V(args)
+  Val emit_iface_call(const ast::Expr& e);
+  // Converts a value of type `from` for a slot of type `to`: wraps T into ?T,
+  // nil into its sentinel, a class into an interface box, unwraps a ?T argument.
+  Val coerce(Val v, const Type* from, const Type* to);
+  llvm::Value* nil_of(const Type* nullable);
+  llvm::Value* is_nil(llvm::Value* v, const Type* nullable);
+  llvm::Value* union_tag(llvm::Value* v, const Type* t);
   llvm::Value* to_slot(llvm::Value* v, const Type* t);
   llvm::Value* from_slot(llvm::Value* v, const Type* t);
   llvm::Value* values_equal(llvm::Value* a, llvm::Value* b, const Type* t);
@@ -153,6 +169,11 @@ class Emitter {
   std::map<std::string, llvm::Function*> runtime_;
   std::map<const FnInfo*, llvm::Function*> fns_;
   std::map<const ClassInfo*, ClassLayout> layouts_;
+  std::map<std::pair<const sema::UnionInfo*, int>, ClassLayout> variant_layouts_;
+  std::map<std::pair<const sema::UnionInfo*, int>, llvm::Constant*> bare_variants_;
+  std::map<std::pair<const ClassInfo*, const sema::InterfaceInfo*>, llvm::Constant*> vtables_;
+  llvm::StructType* box_type_ = nullptr;
+  llvm::Function* box_destroy_ = nullptr;
   std::map<std::string, llvm::Constant*> text_literals_;
   std::map<std::pair<std::string, int64_t>, llvm::Constant*> sites_;
   llvm::Function* retain_fn_ = nullptr;

@@ -31,6 +31,7 @@ Val Emitter::emit_expr(const ast::Expr& e) {
     case ExprKind::FloatLit: return Val{llvm::ConstantFP::get(f64_, e.float_value)};
     case ExprKind::TextLit: return Val{text_literal(e.text)};
     case ExprKind::BoolLit: return Val{b_.getInt1(e.int_value != 0)};
+    case ExprKind::NilLit: return Val{llvm::ConstantPointerNull::get(ptr_)};  // coerce() gives it a representation
     case ExprKind::Name: return emit_name(e);
     case ExprKind::Interp: return emit_interp(e);
     case ExprKind::Unary: return emit_unary(e);
@@ -52,8 +53,94 @@ Val Emitter::emit_expr(const ast::Expr& e) {
 Val Emitter::emit_name(const ast::Expr& e) {
   const Symbol* s = e.sym;
   if (s->kind == sema::SymKind::Self) return Val{self_};
+  if (s->kind == sema::SymKind::Variant) return emit_variant(e);
   llvm::AllocaInst* slot = local_slot(s);
-  return Val{b_.CreateLoad(slot->getAllocatedType(), slot, s->name)};
+  llvm::Value* v = b_.CreateLoad(slot->getAllocatedType(), slot, s->name);
+  // A narrowed ?T local read as T (sema proved it is not nil).
+  if (e.type != s->type && s->type->is_nullable() && e.type->kind == TypeKind::Bool) v = b_.CreateTrunc(v, i1_);
+  return Val{v};
+}
+
+llvm::Value* Emitter::nil_of(const Type* t) {
+  const Type* base = t->base();
+  if (base->is_heap()) return llvm::ConstantPointerNull::get(ptr_);
+  if (base->kind == TypeKind::Float)
+    return llvm::ConstantFP::get(ctx_, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, 0x7FF8000000000EE1ULL)));
+  return b_.getInt64(-(int64_t(1) << 62));  // WO_NIL_SCALAR
+}
+
+llvm::Value* Emitter::is_nil(llvm::Value* v, const Type* t) {
+  const Type* base = t->base();
+  if (base->is_heap()) return b_.CreateIsNull(v);
+  if (base->kind == TypeKind::Float)
+    return b_.CreateICmpEQ(b_.CreateBitCast(v, i64_), b_.getInt64(0x7FF8000000000EE1LL));
+  return b_.CreateICmpEQ(v, b_.getInt64(-(int64_t(1) << 62)));
+}
+
+Val Emitter::coerce(Val v, const Type* from, const Type* to) {
+  if (!from || !to || from == to || to->kind == TypeKind::Void) return v;
+  if (from->kind == TypeKind::Nil) return Val{to->is_nullable() ? nil_of(to) : llvm::ConstantPointerNull::get(ptr_)};
+  const Type* tb = to->base();
+  const Type* fb = from->base();
+  if (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class) {
+    // Box the object: the box owns it (language.md §6.10).
+    llvm::StructType* bt = box_type();
+    llvm::Value* box = call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(bt), box_destroy_}, "box");
+    Val boxed = own_temp(box);
+    llvm::Value* obj = take_owned(v, fb);
+    b_.CreateStore(obj, b_.CreateStructGEP(bt, box, 2));
+    b_.CreateStore(vtable(fb->cls, tb->iface), b_.CreateStructGEP(bt, box, 3));
+    return boxed;
+  }
+  llvm::Type* want = llvm_type(to);
+  if (v.v->getType() == want) return v;
+  if (v.v->getType() == i1_ && want == i64_) return Val{b_.CreateZExt(v.v, i64_), v.temp};
+  if (v.v->getType() == i64_ && want == i1_) return Val{b_.CreateTrunc(v.v, i1_), v.temp};
+  return v;
+}
+
+llvm::Value* Emitter::union_tag(llvm::Value* v, const Type* t) {
+  if (!t->uni->has_payload) return v;
+  auto* hdr = llvm::StructType::get(ctx_, {i64_, ptr_, i64_});
+  return b_.CreateLoad(i64_, b_.CreateStructGEP(hdr, v, 2), "tag");
+}
+
+Val Emitter::emit_variant(const ast::Expr& e) {
+  const Symbol* s = e.kind == ExprKind::Call ? e.lhs->sym : e.sym;
+  const sema::UnionInfo* u = s->uni;
+  const sema::VariantInfo& vi = u->variants[s->variant];
+  if (!u->has_payload) return Val{b_.getInt64(vi.index)};
+  if (vi.payload.empty()) return Val{bare_variant_object(u, vi.index)};
+  std::vector<Val> args;
+  for (size_t i = 0; i < e.args.size(); ++i)
+    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type));
+  const ClassLayout& l = variant_layout(u, vi.index);
+  Val obj = own_temp(call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(l.type), l.destroy}, "variant"));
+  b_.CreateStore(b_.getInt64(vi.index), b_.CreateStructGEP(l.type, obj.v, 2));
+  for (size_t i = 0; i < args.size(); ++i)
+    b_.CreateStore(take_owned(args[i], vi.payload[i].type), b_.CreateStructGEP(l.type, obj.v, (unsigned)(i + 3)));
+  return obj;
+}
+
+Val Emitter::emit_iface_call(const ast::Expr& e) {
+  const Symbol* s = e.sym;
+  const sema::IfaceMethodInfo& m = s->iface->methods[s->method_index];
+  Val recv = emit_expr(*e.lhs->lhs);
+  llvm::StructType* bt = box_type();
+  llvm::Value* obj = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 2), "obj");
+  llvm::Value* vt = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 3), "vtable");
+  llvm::Value* fp = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, vt, s->method_index), "method");
+  std::vector<llvm::Value*> args = {obj};
+  std::vector<llvm::Type*> params = {ptr_};
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, m.params[i]).v);
+    params.push_back(llvm_type(m.params[i]));
+  }
+  auto* ft = llvm::FunctionType::get(llvm_type(m.ret), params, false);
+  llvm::Value* r = call(llvm::FunctionCallee(ft, fp), args, m.name);
+  if (m.ret->kind == TypeKind::Void) return Val{};
+  if (m.ret->is_heap()) return own_temp(r);
+  return Val{r};
 }
 
 Val Emitter::emit_interp(const ast::Expr& e) {
@@ -96,7 +183,51 @@ Val Emitter::emit_binary(const ast::Expr& e) {
   if (e.binary_op == BinaryOp::And || e.binary_op == BinaryOp::Or) return emit_logical(e);
   Val l = emit_expr(*e.lhs);
   Val r = emit_expr(*e.rhs);
-  return binary_values(e.span.begin.line, e.binary_op, l, r, e.lhs->type);
+  const Type* lt = e.lhs->type;
+  const Type* rt_ = e.rhs->type;
+  if (e.binary_op == BinaryOp::Eq || e.binary_op == BinaryOp::Ne) {
+    llvm::Value* eq = nullptr;
+    if (lt->kind == TypeKind::Nil && rt_->kind == TypeKind::Nil) {
+      eq = b_.getTrue();
+    } else if (lt->kind == TypeKind::Nil || rt_->kind == TypeKind::Nil) {
+      eq = lt->kind == TypeKind::Nil ? is_nil(r.v, rt_) : is_nil(l.v, lt);
+    } else if (lt->is_nullable() || rt_->is_nullable()) {
+      // Compare in the nullable representation: nil equals only nil.
+      const Type* nt = lt->is_nullable() ? lt : rt_;
+      llvm::Value* a = coerce(l, lt, nt).v;
+      llvm::Value* c = coerce(r, rt_, nt).v;
+      const Type* base = nt->elem;
+      if (base->kind == TypeKind::Text) {
+        eq = call(rt("wo_text_eq"), {a, c});
+      } else if (base->kind == TypeKind::Float) {
+        eq = b_.CreateOr(b_.CreateFCmpOEQ(a, c), b_.CreateAnd(is_nil(a, nt), is_nil(c, nt)));
+      } else if (base->kind == TypeKind::Union && base->uni->has_payload) {
+        llvm::Value* both_nil = b_.CreateAnd(is_nil(a, nt), is_nil(c, nt));
+        llvm::Value* any_nil = b_.CreateOr(is_nil(a, nt), is_nil(c, nt));
+        llvm::BasicBlock* cmp_bb = new_block("nullable.cmp");
+        llvm::BasicBlock* done_bb = new_block("nullable.done");
+        llvm::BasicBlock* from = b_.GetInsertBlock();
+        b_.CreateCondBr(any_nil, done_bb, cmp_bb);
+        b_.SetInsertPoint(cmp_bb);
+        llvm::Value* tags = b_.CreateICmpEQ(union_tag(a, base), union_tag(c, base));
+        llvm::BasicBlock* cmp_end = b_.GetInsertBlock();
+        b_.CreateBr(done_bb);
+        b_.SetInsertPoint(done_bb);
+        llvm::PHINode* phi = b_.CreatePHI(i1_, 2);
+        phi->addIncoming(both_nil, from);
+        phi->addIncoming(tags, cmp_end);
+        eq = phi;
+      } else if (base->is_heap()) {
+        eq = b_.CreateICmpEQ(a, c);  // identity; other heap kinds are rejected by sema
+      } else {
+        eq = b_.CreateICmpEQ(a, c);
+      }
+    } else if (lt->kind == TypeKind::Union) {
+      eq = b_.CreateICmpEQ(union_tag(l.v, lt), union_tag(r.v, rt_));  // tags (docs/decisions/0007)
+    }
+    if (eq) return Val{e.binary_op == BinaryOp::Eq ? eq : b_.CreateNot(eq)};
+  }
+  return binary_values(e.span.begin.line, e.binary_op, l, r, lt);
 }
 
 llvm::Value* Emitter::values_equal(llvm::Value* a, llvm::Value* b, const Type* t) {
@@ -169,10 +300,13 @@ Val Emitter::binary_values(int64_t line, BinaryOp op, Val lv, Val rv, const Type
 Val Emitter::emit_call(const ast::Expr& e) {
   const Symbol* s = e.sym;
   if (s->kind == sema::SymKind::Builtin) return emit_builtin(e);
+  if (s->kind == sema::SymKind::Variant) return emit_variant(e);
+  if (s->kind == sema::SymKind::IfaceMethod) return emit_iface_call(e);
   const FnInfo* fn = s->fn;
   std::vector<llvm::Value*> args;
   if (s->kind == sema::SymKind::Method) args.push_back(emit_expr(*e.lhs->lhs).v);
-  for (auto& a : e.args) args.push_back(emit_expr(*a).v);
+  for (size_t i = 0; i < e.args.size(); ++i)
+    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i]->type).v);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);
@@ -188,6 +322,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
     char code = sig.params[i];
     if (code == 'e') {
       const Type* elem = arg0->elem;
+      a = coerce(a, e.args[i]->type, elem);
       args.push_back(to_slot(take_owned(a, elem), elem));  // the container takes ownership
     } else if ((code == 'i' || code == 'n' || code == 'S') && a.v->getType() == i1_) {
       args.push_back(b_.CreateZExt(a.v, i64_));
@@ -232,7 +367,7 @@ Val Emitter::emit_list(const ast::Expr& e) {
   Val list = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem->is_heap() ? 1 : 0),
                                                b_.getInt64((int64_t)e.args.size())}));
   for (auto& item : e.args) {
-    Val v = emit_expr(*item);
+    Val v = coerce(emit_expr(*item), item->type, elem);
     call(rt("wo_list_push"), {list.v, to_slot(take_owned(v, elem), elem)});
   }
   return list;
@@ -251,7 +386,7 @@ Val Emitter::emit_ctor(const ast::Expr& e) {
   std::vector<bool> has(cls->fields.size(), false);
   for (auto& f : e.fields) {
     int i = cls->field_index(f.name);
-    given[i] = emit_expr(*f.value);
+    given[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
     has[i] = true;
   }
   const ClassLayout& l = layout(cls);
@@ -259,11 +394,41 @@ Val Emitter::emit_ctor(const ast::Expr& e) {
   Val obj = own_temp(call(rt("wo_alloc"), {size, l.destroy}, "obj"));
   for (size_t i = 0; i < cls->fields.size(); ++i) {
     const sema::FieldInfo& fi = cls->fields[i];
-    Val v = has[i] ? given[i] : emit_field_default(fi);
+    Val v;
+    if (has[i]) {
+      v = given[i];
+    } else if (fi.decl && fi.decl->default_value) {
+      v = coerce(emit_field_default(fi), fi.decl->default_value->type, fi.type);
+    } else {
+      v = Val{nil_of(fi.type)};  // an omitted ?T field is nil (language.md §6.7)
+    }
     llvm::Value* owned = take_owned(v, fi.type);
     b_.CreateStore(owned, b_.CreateStructGEP(l.type, obj.v, (unsigned)(i + 2)));
   }
   return obj;
+}
+
+// `case V(a, b):` binds the payload fields to locals for the arm (copies of
+// scalars, counted references to heap values).
+void Emitter::bind_payload(const ast::SwitchArm& arm, llvm::Value* subject, const Type* st) {
+  for (auto& p : arm.patterns) {
+    if (p->kind != ExprKind::Call || p->args.empty()) continue;
+    const sema::UnionInfo* u = st->uni;
+    int v = p->sym->variant;
+    const ClassLayout& l = variant_layout(u, v);
+    for (size_t i = 0; i < p->args.size(); ++i) {
+      const ast::Expr& a = *p->args[i];
+      if (!a.sym) continue;
+      const Type* ft = u->variants[v].payload[i].type;
+      llvm::Value* fv = b_.CreateLoad(llvm_type(ft), b_.CreateStructGEP(l.type, subject, (unsigned)(i + 3)), a.text);
+      llvm::AllocaInst* slot = local_slot(a.sym);
+      if (ft->is_heap()) {
+        retain(fv);
+        scopes_.back().push_back(slot);
+      }
+      b_.CreateStore(fv, slot);
+    }
+  }
 }
 
 void Emitter::emit_valued_stmts(const std::vector<ast::StmtPtr>& stmts, llvm::AllocaInst* result, const Type* t) {
@@ -277,7 +442,8 @@ void Emitter::emit_valued_stmts(const std::vector<ast::StmtPtr>& stmts, llvm::Al
   if (valued) {
     if (terminated()) b_.SetInsertPoint(new_block("dead"));
     push_temps();
-    Val v = emit_expr(*stmts.back()->expr);
+    const ast::Expr& last = *stmts.back()->expr;
+    Val v = coerce(emit_expr(last), last.type, t);
     b_.CreateStore(take_owned(v, t), result);
     pop_temps();
   }
@@ -297,7 +463,7 @@ Val Emitter::emit_try(const ast::Expr& e) {
   Region region;
   regions_.push_back(&region);
   Val body = emit_expr(*e.lhs);
-  if (result) b_.CreateStore(take_owned(body, t), result);
+  if (result) b_.CreateStore(take_owned(coerce(body, e.lhs->type, t), t), result);
   if (!terminated()) b_.CreateBr(end_bb);
   regions_.pop_back();
 
@@ -316,7 +482,7 @@ Val Emitter::emit_try(const ast::Expr& e) {
       emit_valued_stmts(e.handler_block->stmts, result, t);
     } else {
       push_temps();
-      Val h = emit_expr(*e.rhs);
+      Val h = coerce(emit_expr(*e.rhs), e.rhs->type, t);
       if (result) b_.CreateStore(take_owned(h, t), result);
       pop_temps();
     }
@@ -337,6 +503,7 @@ Val Emitter::emit_switch(const ast::Expr& e) {
   llvm::AllocaInst* result = nullptr;
   if (has_value(t)) result = t->is_heap() ? heap_slot("switch.result") : entry_alloca(llvm_type(t), "switch.result");
   Val subject = emit_expr(*e.lhs);
+  llvm::Value* tag = st->kind == TypeKind::Union ? union_tag(subject.v, st) : nullptr;
   llvm::BasicBlock* end_bb = new_block("switch.end");
   const ast::SwitchArm* default_arm = nullptr;
   for (auto& arm : e.arms) {
@@ -347,14 +514,22 @@ Val Emitter::emit_switch(const ast::Expr& e) {
     llvm::BasicBlock* arm_bb = new_block("case");
     llvm::BasicBlock* next_bb = new_block("case.next");
     for (size_t i = 0; i < arm.patterns.size(); ++i) {
-      Val p = emit_expr(*arm.patterns[i]);
-      llvm::Value* eq = values_equal(subject.v, p.v, st);
+      llvm::Value* eq;
+      if (tag) {
+        eq = b_.CreateICmpEQ(tag, b_.getInt64(arm.patterns[i]->sym->variant));
+      } else {
+        Val p = emit_expr(*arm.patterns[i]);
+        eq = values_equal(subject.v, p.v, st);
+      }
       llvm::BasicBlock* more = i + 1 < arm.patterns.size() ? new_block("case.or") : next_bb;
       b_.CreateCondBr(eq, arm_bb, more);
       b_.SetInsertPoint(more);
     }
     b_.SetInsertPoint(arm_bb);
+    push_scope();
+    if (tag) bind_payload(arm, subject.v, st);
     emit_valued_stmts(arm.body, result, t);
+    pop_scope();
     if (!terminated()) b_.CreateBr(end_bb);
     b_.SetInsertPoint(next_bb);
   }

@@ -29,8 +29,76 @@ llvm::Type* Emitter::llvm_type(const Type* t) {
     case TypeKind::Float: return f64_;
     case TypeKind::Bool: return i1_;
     case TypeKind::Void: return b_.getVoidTy();
+    case TypeKind::Union: return t->uni->has_payload ? static_cast<llvm::Type*>(ptr_) : i64_;
+    case TypeKind::Nullable:
+      // ?T: heap values use null; Float a reserved NaN; every other scalar an i64 with a sentinel.
+      if (t->elem->is_heap()) return ptr_;
+      if (t->elem->kind == TypeKind::Float) return f64_;
+      return i64_;
     default: return ptr_;
   }
+}
+
+const ClassLayout& Emitter::variant_layout(const sema::UnionInfo* u, int v) {
+  auto key = std::make_pair(u, v);
+  auto it = variant_layouts_.find(key);
+  if (it != variant_layouts_.end()) return it->second;
+  ClassLayout& l = variant_layouts_[key];
+  const sema::VariantInfo& vi = u->variants[v];
+  std::vector<llvm::Type*> fields = {i64_, ptr_, i64_};
+  for (auto& f : vi.payload) fields.push_back(llvm_type(f.type));
+  l.type = llvm::StructType::create(ctx_, fields, "variant." + u->name + "." + vi.name);
+  auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+  l.destroy = llvm::Function::Create(ft, llvm::Function::InternalLinkage, "wo.destroy." + u->name + "." + vi.name, mod_.get());
+  l.destroy->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(ctx_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", l.destroy));
+  for (size_t i = 0; i < vi.payload.size(); ++i) {
+    if (!vi.payload[i].type->is_heap()) continue;
+    llvm::Value* fp = b.CreateStructGEP(l.type, l.destroy->getArg(0), (unsigned)(i + 3));
+    b.CreateCall(release_fn_, {b.CreateLoad(ptr_, fp)});
+  }
+  b.CreateRetVoid();
+  return l;
+}
+
+llvm::Constant* Emitter::bare_variant_object(const sema::UnionInfo* u, int v) {
+  auto key = std::make_pair(u, v);
+  auto it = bare_variants_.find(key);
+  if (it != bare_variants_.end()) return it->second;
+  auto* ty = llvm::StructType::get(ctx_, {i64_, ptr_, i64_});
+  auto* init = llvm::ConstantStruct::get(ty, {b_.getInt64(-1), llvm::ConstantPointerNull::get(ptr_), b_.getInt64(v)});
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, init,
+                                      "variant." + u->name + "." + u->variants[v].name);
+  gv->setAlignment(llvm::Align(8));
+  return bare_variants_[key] = gv;
+}
+
+llvm::StructType* Emitter::box_type() {
+  if (box_type_) return box_type_;
+  box_type_ = llvm::StructType::create(ctx_, {i64_, ptr_, ptr_, ptr_}, "iface.box");
+  auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+  box_destroy_ = llvm::Function::Create(ft, llvm::Function::InternalLinkage, "wo.destroy.iface_box", mod_.get());
+  box_destroy_->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(ctx_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", box_destroy_));
+  llvm::Value* obj = b.CreateLoad(ptr_, b.CreateStructGEP(box_type_, box_destroy_->getArg(0), 2));
+  b.CreateCall(release_fn_, {obj});
+  b.CreateRetVoid();
+  return box_type_;
+}
+
+// The methods of `cls` in the order `i` declares them.
+llvm::Constant* Emitter::vtable(const ClassInfo* cls, const sema::InterfaceInfo* i) {
+  auto key = std::make_pair(cls, i);
+  auto it = vtables_.find(key);
+  if (it != vtables_.end()) return it->second;
+  std::vector<llvm::Constant*> entries;
+  for (auto& m : i->methods) entries.push_back(fns_.at(cls->method(m.name)));
+  auto* ty = llvm::ArrayType::get(ptr_, entries.size());
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage,
+                                      llvm::ConstantArray::get(ty, entries), "vtable." + cls->name + "." + i->name);
+  return vtables_[key] = gv;
 }
 
 llvm::Type* Emitter::slot_code_type(char code) {

@@ -51,7 +51,7 @@ void Emitter::emit_stmt(const ast::Stmt& s) {
 void Emitter::emit_let(const ast::Stmt& s) {
   const Symbol* sym = s.sym;
   push_temps();
-  Val v = emit_expr(*s.expr);
+  Val v = coerce(emit_expr(*s.expr), s.expr->type, sym->type);
   llvm::Value* owned = take_owned(v, sym->type);
   llvm::AllocaInst* slot = local_slot(sym);
   if (sym->type->is_heap()) {
@@ -133,7 +133,7 @@ void Emitter::emit_assign(const ast::Stmt& s) {
   if (emit_append_assign(s)) return;
   push_temps();
   if (s.assign_op == ast::AssignOp::Assign) {
-    Val v = emit_expr(*s.expr);
+    Val v = coerce(emit_expr(*s.expr), s.expr->type, s.target->type);
     store_to_place(*s.target, v);
   } else {
     // `t op= e` is `t = t op e`, the target evaluated twice (language.md §9.3).
@@ -244,7 +244,7 @@ void Emitter::emit_for(const ast::Stmt& s) {
 void Emitter::emit_return(const ast::Stmt& s) {
   llvm::Value* result = nullptr;
   if (s.expr) {
-    Val v = emit_expr(*s.expr);
+    Val v = coerce(emit_expr(*s.expr), s.expr->type, fn_->ret);
     result = take_owned(v, fn_->ret);
   }
   // Release every owned value of the function: slots out of scope are null.

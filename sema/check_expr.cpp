@@ -51,6 +51,10 @@ const Type* Checker::not_implemented(ast::Expr& e, const char* what) {
 
 const Type* Checker::check_cond(ast::Expr& e) {
   const Type* t = check_expr(e);
+  if (t->is_nullable() && t->elem->kind == TypeKind::Bool) {
+    error(DiagCode::E211, at(e.span), "a possibly-nil ?Bool cannot be a condition: check it against nil first");
+    return t;
+  }
   if (t->kind != TypeKind::Bool && !t->is_poison())
     error(DiagCode::E201, at(e.span), "a condition must be Bool (there is no truthiness), found " + type_name(t));
   return t;
@@ -63,7 +67,7 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
     case ast::ExprKind::FloatLit: t = types_.float_(); break;
     case ast::ExprKind::TextLit: t = types_.text(); break;
     case ast::ExprKind::BoolLit: t = types_.bool_(); break;
-    case ast::ExprKind::NilLit: return not_implemented(e, "`nil` and nullable values are");
+    case ast::ExprKind::NilLit: t = types_.nil(); break;
     case ast::ExprKind::Name: t = check_name(e); break;
     case ast::ExprKind::Interp: t = check_interp(e); break;
     case ast::ExprKind::Unary: t = check_unary(e); break;
@@ -89,11 +93,22 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
 const Type* Checker::check_name(ast::Expr& e) {
   if (Symbol* s = lookup_local(e.text)) {
     e.sym = s;
+    // A narrowed local reads as its base type (codegen unwraps when e.type != sym->type).
+    if (s->type->is_nullable() && is_narrowed(s)) return s->type->elem;
     return s->type;
   }
   if (e.text == "self" && fn_ && fn_->self) {
     e.sym = fn_->self.get();
     return e.sym->type;
+  }
+  if (VariantInfo* v = find_variant(e.text)) {
+    e.sym = v->sym.get();
+    if (!v->payload.empty()) {
+      error(DiagCode::E203, at(e.span), "variant `" + v->name + "` carries a payload of " +
+                                            std::to_string(v->payload.size()) + " field(s): write `" + v->name + "(...)`");
+      return types_.poison();
+    }
+    return v->sym->type;
   }
   if (find_fn(e.text) || is_builtin_name(e.text)) {
     error(DiagCode::E403, at(e.span), "`" + e.text + "` is a function: functions are not values (call it with `()`)");
@@ -110,6 +125,10 @@ const Type* Checker::check_name(ast::Expr& e) {
 const Type* Checker::check_interp(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   if (t->is_poison()) return types_.text();
+  if (t->is_nullable() || t->kind == TypeKind::Nil) {
+    error(DiagCode::E211, at(e.lhs->span), "a possibly-nil " + type_name(t) + " cannot be interpolated: check it against nil first");
+    return types_.text();
+  }
   if (t->kind != TypeKind::Text && !t->is_int_like() && t->kind != TypeKind::Float)
     error(DiagCode::E403, at(e.lhs->span),
           "a value of type " + type_name(t) + " cannot be interpolated (only Text, Int and Float can)");
@@ -119,6 +138,10 @@ const Type* Checker::check_interp(ast::Expr& e) {
 const Type* Checker::check_unary(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   if (t->is_poison()) return t;
+  if (t->is_nullable() || t->kind == TypeKind::Nil) {
+    error(DiagCode::E211, at(e.lhs->span), "a possibly-nil " + type_name(t) + " used as an operand: check it against nil first");
+    return types_.poison();
+  }
   if (e.unary_op == ast::UnaryOp::Not) {
     if (t->kind != TypeKind::Bool) return mismatch(at(e.lhs->span), "operand of `not`", types_.bool_(), t);
     return t;
@@ -132,10 +155,46 @@ const Type* Checker::check_unary(ast::Expr& e) {
 
 const Type* Checker::check_binary(ast::Expr& e) {
   using Op = ast::BinaryOp;
-  const Type* l = check_expr(*e.lhs);
-  const Type* r = check_expr(*e.rhs, l);
   Op op = e.binary_op;
+  const Type* l = check_expr(*e.lhs);
+  const Type* r;
+  if (op == Op::And || op == Op::Or) {
+    // `x != nil and x.f` : the right operand sees what the left one proved (§8.3).
+    Facts f = cond_facts(*e.lhs);
+    push_narrow(op == Op::And ? f.when_true : f.when_false);
+    r = check_expr(*e.rhs);
+    pop_narrow();
+  } else {
+    r = check_expr(*e.rhs, l);
+  }
   std::string sp = std::string("`") + ast::binary_op_spelling(op) + "`";
+  if (op == Op::Eq || op == Op::Ne) {
+    // The nil test, and comparisons of a ?T with a T or with another ?T.
+    if (l->kind == TypeKind::Nil || r->kind == TypeKind::Nil) {
+      const Type* other = l->kind == TypeKind::Nil ? r : l;
+      if (!other->is_nullable() && other->kind != TypeKind::Nil && !other->is_poison())
+        error(DiagCode::E201, at(e.span), "only a nullable value can be compared with nil, found " + type_name(other));
+      return types_.bool_();
+    }
+    if (l->is_nullable() || r->is_nullable()) {
+      if (!l->is_poison() && !r->is_poison() && !assignable(l->base(), r->base()) && !assignable(r->base(), l->base()))
+        error(DiagCode::E201, at(e.span), sp + " compares " + type_name(l) + " with " + type_name(r));
+      return types_.bool_();
+    }
+    if (l->kind == TypeKind::Union || r->kind == TypeKind::Union) {
+      if (l != r && !l->is_poison() && !r->is_poison())
+        error(DiagCode::E201, at(e.span), sp + " compares values of two different types: " + type_name(l) + " and " + type_name(r));
+      return types_.bool_();
+    }
+  }
+  if ((l->is_nullable() || l->kind == TypeKind::Nil || r->is_nullable() || r->kind == TypeKind::Nil) &&
+      !l->is_poison() && !r->is_poison()) {
+    error(DiagCode::E211, at(e.span), sp + " on a possibly-nil value (" + type_name(l->is_nullable() || l->kind == TypeKind::Nil ? l : r) +
+                                          "): check it against nil first");
+    if (op == Op::Or || op == Op::And || (op >= Op::Eq && op <= Op::Ge)) return types_.bool_();
+    if (op == Op::Concat) return types_.text();
+    return types_.poison();
+  }
   if (l->is_poison() || r->is_poison()) {
     if (op == Op::Or || op == Op::And || (op >= Op::Eq && op <= Op::Ge)) return types_.bool_();
     if (op == Op::Concat) return types_.text();
@@ -213,6 +272,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       e.sym = fn->sym.get();
       return check_user_call(e, *fn, 0);
     }
+    if (VariantInfo* v = find_variant(n)) return check_variant_ctor(e, *v);
     if (is_builtin_name(n)) return check_builtin_call(e, n);
     for (auto& a : e.args) check_expr(*a);
     if (find_class(n)) {
@@ -250,6 +310,13 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
+    if (rt->is_nullable()) {
+      error(DiagCode::E213, at(callee.span), "method `" + m + "` called through a possibly-nil " + type_name(rt) +
+                                                 ": check it against nil first");
+      for (auto& a : e.args) check_expr(*a);
+      return types_.poison();
+    }
+    if (rt->kind == TypeKind::Interface) return check_iface_call(e, rt);
     if (rt->kind != TypeKind::Class) {
       error(DiagCode::E403, at(callee.span), "a value of type " + type_name(rt) + " has no method `" + m + "`");
       for (auto& a : e.args) check_expr(*a);
@@ -271,6 +338,46 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
   return types_.poison();
 }
 
+const Type* Checker::check_variant_ctor(ast::Expr& e, VariantInfo& v) {
+  e.lhs->sym = v.sym.get();
+  e.sym = v.sym.get();
+  if (e.args.size() != v.payload.size()) {
+    error(DiagCode::E203, at(e.span), "variant `" + v.name + "` takes " + std::to_string(v.payload.size()) +
+                                          " payload value(s), but " + std::to_string(e.args.size()) + " were given");
+    for (auto& a : e.args) check_expr(*a);
+    return v.sym->type;
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type* want = v.payload[i].type;
+    check_flow(want, check_expr(*e.args[i], want), at(e.args[i]->span),
+               "payload `" + v.payload[i].name + "` of `" + v.name + "`", Flow::Field);
+  }
+  return v.sym->type;
+}
+
+const Type* Checker::check_iface_call(ast::Expr& e, const Type* recv) {
+  InterfaceInfo& i = *recv->iface;
+  const std::string& m = e.lhs->text;
+  int idx = i.method_index(m);
+  if (idx < 0) {
+    error(DiagCode::E403, at(e.lhs->span), "interface `" + i.name + "` has no method `" + m + "`");
+    for (auto& a : e.args) check_expr(*a);
+    return types_.poison();
+  }
+  IfaceMethodInfo& mi = i.methods[idx];
+  e.sym = mi.sym.get();
+  if (e.args.size() != mi.params.size()) {
+    error(DiagCode::E403, at(e.span), "`" + m + "` takes " + std::to_string(mi.params.size()) + " argument(s), but " +
+                                          std::to_string(e.args.size()) + " were given");
+    for (auto& a : e.args) check_expr(*a);
+    return mi.ret;
+  }
+  for (size_t k = 0; k < e.args.size(); ++k)
+    check_flow(mi.params[k], check_expr(*e.args[k], mi.params[k]), at(e.args[k]->span),
+               "argument " + std::to_string(k + 1) + " of `" + m + "`", Flow::Arg);
+  return mi.ret;
+}
+
 const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn, size_t) {
   if (e.args.size() != fn.params.size()) {
     error(DiagCode::E403, at(e.span), "`" + fn.name + "` takes " + std::to_string(fn.params.size()) +
@@ -281,8 +388,7 @@ const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn, size_t) {
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* want = fn.params[i]->type;
     const Type* got = check_expr(*e.args[i], want);
-    if (!assignable(want, got))
-      mismatch(at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", want, got);
+    check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg);
   }
   return fn.ret;
 }
@@ -360,6 +466,11 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name) {
 const Type* Checker::check_member(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   if (t->is_poison()) return t;
+  if (t->is_nullable() || t->kind == TypeKind::Nil) {
+    error(DiagCode::E213, at(e.span), "field `" + e.text + "` read through a possibly-nil " + type_name(t) +
+                                          ": check it against nil first");
+    return types_.poison();
+  }
   if (t->kind != TypeKind::Class) {
     error(DiagCode::E403, at(e.span), "a value of type " + type_name(t) + " has no field `" + e.text + "`");
     return types_.poison();
@@ -377,6 +488,10 @@ const Type* Checker::check_index(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   const Type* i = check_expr(*e.rhs);
   if (t->is_poison()) return t;
+  if (t->is_nullable()) {
+    error(DiagCode::E213, at(e.span), "indexing through a possibly-nil " + type_name(t) + ": check it against nil first");
+    return types_.poison();
+  }
   if (t->kind != TypeKind::List) {
     error(DiagCode::E201, at(e.span), "only a multi can be indexed here, found " + type_name(t));
     return types_.poison();
@@ -395,8 +510,8 @@ const Type* Checker::check_list(ast::Expr& e, const Type* expected) {
     }
     if (!elem) {
       elem = t;
-    } else if (!assignable(elem, t)) {
-      mismatch(at(item->span), "list element", elem, t);
+    } else {
+      check_flow(elem, t, at(item->span), "list element", Flow::Element);
     }
   }
   if (!elem) {
@@ -417,7 +532,7 @@ void Checker::check_field_default(const FieldInfo& f, ClassInfo& cls) {
     check_expr(d, f.type);
     pop_scope();
   }
-  if (!assignable(f.type, d.type)) mismatch(at(d.span), "default of field `" + f.name + "`", f.type, d.type);
+  check_flow(f.type, d.type, at(d.span), "default of field `" + f.name + "`", Flow::Field);
 }
 
 const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
@@ -443,11 +558,12 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
     if (!given.insert(f.name).second)
       error(DiagCode::E202, at(f.name_span), "field `" + f.name + "` is given twice");
     const Type* t = check_expr(*f.value, fi->type);
-    if (!assignable(fi->type, t)) mismatch(at(f.value->span), "field `" + f.name + "`", fi->type, t);
+    check_flow(fi->type, t, at(f.value->span), "field `" + f.name + "`", Flow::Field);
   }
   for (auto& fi : cls->fields) {
     if (given.count(fi.name)) continue;
     if (!fi.decl || !fi.decl->default_value) {
+      if (fi.type->is_nullable()) continue;  // an omitted ?T field is nil
       error(DiagCode::E206, at(e.span), "constructor of `" + cls->name + "` is missing field `" + fi.name + "`");
     } else if (!default_supported(*fi.decl->default_value)) {
       error(DiagCode::E403, at(e.span),
@@ -471,10 +587,6 @@ const Type* Checker::check_try(ast::Expr& e, const Type* expected) {
     diverges = !has_value && stmts_return(e.handler_block->stmts);
     pop_scope();
   } else {
-    if (e.rhs->kind == ast::ExprKind::NilLit) {
-      pop_scope();
-      return not_implemented(*e.rhs, "`catch (e) nil` (nullable results) is");
-    }
     handler = check_expr(*e.rhs, body);
   }
   pop_scope();
@@ -483,6 +595,7 @@ const Type* Checker::check_try(ast::Expr& e, const Type* expected) {
   if (body->is_poison()) return body;
   if (body->kind == TypeKind::Void) return body;  // statement position: handler value is ignored
   if (diverges) return body;
+  if (has_value && handler->kind == TypeKind::Nil) return types_.nullable(body);  // `try f() catch (e) nil`
   if (!has_value || handler->kind == TypeKind::Void) {
     error(DiagCode::E201, at(e.span), "the `catch` handler must produce a value of type " + type_name(body));
     return types_.poison();
@@ -491,13 +604,59 @@ const Type* Checker::check_try(ast::Expr& e, const Type* expected) {
   return body;
 }
 
+// A `case` over a union subject: variant names, optionally with positional
+// payload bindings (language.md §11.1). Returns the covered variant or -1.
+int Checker::check_union_pattern(ast::Expr& p, UnionInfo& u, bool shares_arm) {
+  ast::Expr* head = &p;
+  bool binding = false;
+  if (p.kind == ast::ExprKind::Call && p.lhs->kind == ast::ExprKind::Name) {
+    head = p.lhs.get();
+    binding = true;
+  }
+  VariantInfo* v = head->kind == ast::ExprKind::Name ? find_variant(head->text) : nullptr;
+  if (!v || v->sym->uni != &u) {
+    error(DiagCode::E201, at(p.span), v ? "`" + head->text + "` is a variant of `" + v->sym->uni->name + "`, not of `" + u.name + "`"
+                                        : "a case over `" + u.name + "` must name one of its variants");
+    return -1;
+  }
+  head->sym = v->sym.get();
+  p.sym = v->sym.get();
+  p.type = u.type;
+  if (!binding) return v->index;
+  if (shares_arm) {
+    error(DiagCode::E203, at(p.span), "a payload pattern cannot share its `case` with other values");
+    return v->index;
+  }
+  if (p.args.size() != v->payload.size()) {
+    error(DiagCode::E203, at(p.span), "variant `" + v->name + "` has " + std::to_string(v->payload.size()) +
+                                          " payload field(s); the pattern binds " + std::to_string(p.args.size()));
+    return v->index;
+  }
+  for (size_t i = 0; i < p.args.size(); ++i) {
+    ast::Expr& a = *p.args[i];
+    if (a.kind != ast::ExprKind::Name) {
+      error(DiagCode::E203, at(a.span), "payload patterns bind names; they never match values");
+      continue;
+    }
+    a.sym = declare_local(a.text, v->payload[i].type, at(a.span));
+    a.type = v->payload[i].type;
+  }
+  return v->index;
+}
+
 const Type* Checker::check_switch(ast::Expr& e, const Type* expected) {
   const Type* subj = check_expr(*e.lhs);
-  bool subj_ok = subj->is_poison() || subj->is_int_like() || subj->kind == TypeKind::Text || subj->kind == TypeKind::Bool;
-  if (!subj_ok) error(DiagCode::E201, at(e.lhs->span), "cannot switch over a value of type " + type_name(subj));
+  UnionInfo* uni = subj->kind == TypeKind::Union ? subj->uni : nullptr;
+  bool subj_ok = subj->is_poison() || subj->is_int_like() || subj->kind == TypeKind::Text ||
+                 subj->kind == TypeKind::Bool || uni;
+  if (subj->is_nullable())
+    error(DiagCode::E201, at(e.lhs->span), "a switch does not narrow: check this " + type_name(subj) + " against nil first");
+  else if (!subj_ok)
+    error(DiagCode::E201, at(e.lhs->span), "cannot switch over a value of type " + type_name(subj));
   bool seen_default = false, warned = false;
   const Type* value = nullptr;
   bool all_values = true;
+  std::vector<bool> covered(uni ? uni->variants.size() : 0, false);
   for (auto& arm : e.arms) {
     if (arm.is_default) {
       seen_default = true;
@@ -505,12 +664,21 @@ const Type* Checker::check_switch(ast::Expr& e, const Type* expected) {
       diags_.report(DiagCode::W203, at(arm.span), "`default` is tested last; this `case` after it is still checked first");
       warned = true;
     }
+    push_scope();  // payload bindings live in the arm
     for (auto& p : arm.patterns) {
+      if (uni) {
+        int v = check_union_pattern(*p, *uni, arm.patterns.size() > 1);
+        if (v >= 0) covered[v] = true;
+        continue;
+      }
+      if (p->kind == ast::ExprKind::Name && !lookup_local(p->text) && find_variant(p->text)) {
+        error(DiagCode::E201, at(p->span), "`" + p->text + "` is a variant, but this switch is over " + type_name(subj));
+        continue;
+      }
       const Type* pt = check_expr(*p, subj);
       if (subj_ok && !subj->is_poison() && !pt->is_poison() && !assignable(subj, pt))
         mismatch(at(p->span), "case value", subj, pt);
     }
-    push_scope();
     bool has_value = false;
     const Type* t = stmts_value_type(arm.body, &has_value);
     pop_scope();
@@ -524,7 +692,17 @@ const Type* Checker::check_switch(ast::Expr& e, const Type* expected) {
       all_values = false;
     }
   }
-  if (!seen_default) error(DiagCode::E208, at(e.span), "a switch over " + type_name(subj) + " needs a `default` arm");
+  if (!seen_default) {
+    if (uni) {
+      std::string missing;
+      for (size_t i = 0; i < covered.size(); ++i)
+        if (!covered[i]) missing += (missing.empty() ? "" : ", ") + uni->variants[i].name;
+      if (!missing.empty())
+        error(DiagCode::E208, at(e.span), "switch over `" + uni->name + "` does not cover: " + missing);
+    } else if (!subj->is_poison()) {
+      error(DiagCode::E208, at(e.span), "a switch over " + type_name(subj) + " needs a `default` arm");
+    }
+  }
   if (value && all_values) return value;
   return types_.void_();
 }

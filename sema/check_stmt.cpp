@@ -32,6 +32,38 @@ const Type* Checker::mismatch(Loc loc, const std::string& what, const Type* want
   return types_.poison();
 }
 
+bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::string& what, Flow site) {
+  if (!to || !from || to->is_poison() || from->is_poison()) return true;
+  if (assignable(to, from)) return true;
+  const Type* tb = to->base();
+  const Type* fb = from->base();
+  // nil / ?T into a plain slot (language.md §8.2): E211 for `return`, E212 for stores.
+  bool from_maybe_nil = from->kind == TypeKind::Nil || from->is_nullable();
+  if (from_maybe_nil && !to->is_nullable()) {
+    bool base_fits = from->kind == TypeKind::Nil || assignable(to, fb) ||
+                     (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class);
+    if (base_fits) {
+      if (site == Flow::Arg && from->kind != TypeKind::Nil) return true;  // accepted, as the reference does
+      if (site == Flow::Return) {
+        error(DiagCode::E211, loc, what + ": a possibly-nil " + type_name(from) + " cannot be returned as " +
+                                       type_name(to) + " (check it against nil first)");
+      } else {
+        error(DiagCode::E212, loc, what + ": " + (from->kind == TypeKind::Nil ? std::string("nil") : "a possibly-nil " + type_name(from)) +
+                                       " cannot be stored in a slot of type " + type_name(to));
+      }
+      return false;
+    }
+  }
+  if (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class) {
+    std::string why;
+    if (satisfies(*fb->cls, *tb->iface, &why)) return true;
+    error(DiagCode::E205, loc, what + ": " + why);
+    return false;
+  }
+  mismatch(loc, what, to, from);
+  return false;
+}
+
 void Checker::check_fn(FnInfo& fn) {
   fn_ = &fn;
   loop_depth_ = 0;
@@ -50,8 +82,67 @@ void Checker::check_fn(FnInfo& fn) {
 
 void Checker::check_block(ast::Block& b) {
   push_scope();
+  narrow_.emplace_back();
   check_stmts(b.stmts);
+  narrow_.pop_back();
   pop_scope();
+}
+
+bool Checker::is_narrowed(const Symbol* s) const {
+  for (auto& frame : narrow_)
+    for (auto* x : frame)
+      if (x == s) return true;
+  return false;
+}
+
+void Checker::kill_narrow(const Symbol* s) {
+  for (auto& frame : narrow_) std::erase(frame, s);
+}
+
+// What a condition proves about plain nullable locals (language.md §8.3).
+Checker::Facts Checker::cond_facts(const ast::Expr& e) {
+  Facts f;
+  if (e.kind == ast::ExprKind::Binary) {
+    auto op = e.binary_op;
+    if (op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) {
+      const ast::Expr* var = nullptr;
+      if (e.rhs->kind == ast::ExprKind::NilLit) var = e.lhs.get();
+      if (e.lhs->kind == ast::ExprKind::NilLit) var = e.rhs.get();
+      if (var && var->kind == ast::ExprKind::Name && var->sym &&
+          (var->sym->kind == SymKind::Local || var->sym->kind == SymKind::Param) && var->sym->type->is_nullable()) {
+        (op == ast::BinaryOp::Ne ? f.when_true : f.when_false).push_back(var->sym);
+      }
+      return f;
+    }
+    if (op == ast::BinaryOp::And) {
+      Facts a = cond_facts(*e.lhs), b = cond_facts(*e.rhs);
+      f.when_true = a.when_true;
+      f.when_true.insert(f.when_true.end(), b.when_true.begin(), b.when_true.end());
+      return f;
+    }
+    if (op == ast::BinaryOp::Or) {
+      Facts a = cond_facts(*e.lhs), b = cond_facts(*e.rhs);
+      f.when_false = a.when_false;
+      f.when_false.insert(f.when_false.end(), b.when_false.begin(), b.when_false.end());
+      return f;
+    }
+  }
+  if (e.kind == ast::ExprKind::Unary && e.unary_op == ast::UnaryOp::Not) {
+    Facts a = cond_facts(*e.lhs);
+    std::swap(a.when_true, a.when_false);
+    return a;
+  }
+  return f;
+}
+
+// Whether control never leaves the block at its end (return, break, continue).
+bool Checker::block_exits(const ast::Block& b) {
+  if (block_returns(b)) return true;
+  if (b.stmts.empty()) return false;
+  const ast::Stmt& last = *b.stmts.back();
+  if (last.kind == ast::StmtKind::Break || last.kind == ast::StmtKind::Continue) return true;
+  if (last.kind == ast::StmtKind::If && last.else_body) return block_exits(*last.body) && block_exits(*last.else_body);
+  return false;
 }
 
 void Checker::check_stmts(std::vector<ast::StmtPtr>& stmts) {
@@ -83,6 +174,12 @@ void Checker::check_assign(ast::Stmt& s) {
     return;
   }
   if (s.target->kind == ast::ExprKind::Name && s.target->sym->kind == SymKind::Param) s.target->sym->assigned = true;
+  if (s.target->kind == ast::ExprKind::Name) {
+    // Assigning re-opens the question of nil: the slot has its declared type again.
+    kill_narrow(s.target->sym);
+    tt = s.target->sym->type;
+    s.target->type = tt;
+  }
   if (s.target->kind == ast::ExprKind::Member) {
     const Symbol* f = s.target->sym;
     const FieldInfo& fi = f->cls->fields[f->field_index];
@@ -92,7 +189,7 @@ void Checker::check_assign(ast::Stmt& s) {
   }
   const Type* vt = check_expr(*s.expr, tt);
   if (s.assign_op == ast::AssignOp::Assign) {
-    if (!assignable(tt, vt)) mismatch(at(s.expr->span), "assignment", tt, vt);
+    check_flow(tt, vt, at(s.expr->span), "assignment", Flow::Assign);
     return;
   }
   // Compound assignment: t op= e means t = t op e (language.md §9.3).
@@ -111,8 +208,12 @@ void Checker::check_stmt(ast::Stmt& s) {
         error(DiagCode::E403, at(s.expr->span), "this expression has no value to bind to `" + s.name + "`");
         t = types_.poison();
       }
+      if (t->kind == TypeKind::Nil && !declared) {
+        error(DiagCode::E403, at(s.expr->span), "`let " + s.name + " = nil` needs a declared type, e.g. `let " + s.name + ": ?Int = nil`");
+        t = types_.poison();
+      }
       if (declared) {
-        if (!assignable(declared, t)) mismatch(at(s.expr->span), "initialiser of `" + s.name + "`", declared, t);
+        check_flow(declared, t, at(s.expr->span), "initialiser of `" + s.name + "`", Flow::Let);
         t = declared;
       }
       s.sym = declare_local(s.name, t, at(s.name_span));
@@ -124,17 +225,34 @@ void Checker::check_stmt(ast::Stmt& s) {
     case ast::StmtKind::Expr:
       check_expr(*s.expr);
       return;
-    case ast::StmtKind::If:
+    case ast::StmtKind::If: {
       check_cond(*s.expr);
+      Facts f = cond_facts(*s.expr);
+      push_narrow(f.when_true);
       check_block(*s.body);
-      if (s.else_body) check_block(*s.else_body);
+      pop_narrow();
+      if (s.else_body) {
+        push_narrow(f.when_false);
+        check_block(*s.else_body);
+        pop_narrow();
+      }
+      // `if x == nil { return }`: x is non-nil for the rest of the block.
+      if (!narrow_.empty()) {
+        if (block_exits(*s.body)) add_narrow(f.when_false);
+        if (s.else_body && block_exits(*s.else_body)) add_narrow(f.when_true);
+      }
       return;
-    case ast::StmtKind::While:
+    }
+    case ast::StmtKind::While: {
       check_cond(*s.expr);
+      Facts f = cond_facts(*s.expr);
+      push_narrow(f.when_true);
       ++loop_depth_;
       check_block(*s.body);
       --loop_depth_;
+      pop_narrow();
       return;
+    }
     case ast::StmtKind::DoWhile:
       ++loop_depth_;
       check_block(*s.body);
@@ -144,7 +262,9 @@ void Checker::check_stmt(ast::Stmt& s) {
     case ast::StmtKind::For: {
       const Type* it = check_expr(*s.expr);
       const Type* elem = types_.poison();
-      if (it->kind == TypeKind::List) {
+      if (it->is_nullable()) {
+        error(DiagCode::E211, at(s.expr->span), "`for` over a possibly-nil " + type_name(it) + ": check it against nil first");
+      } else if (it->kind == TypeKind::List) {
         elem = it->elem;
       } else if (!it->is_poison()) {
         error(DiagCode::E201, at(s.expr->span), "`for` iterates over a multi, found " + type_name(it));
@@ -173,7 +293,7 @@ void Checker::check_stmt(ast::Stmt& s) {
                                                       "` has no return type, so `return` takes no value");
         return;
       }
-      if (!assignable(want, t)) mismatch(at(s.expr->span), "return value", want, t);
+      check_flow(want, t, at(s.expr->span), "return value", Flow::Return);
       return;
     }
     case ast::StmtKind::Break:
@@ -250,7 +370,8 @@ bool Checker::stmt_returns(const ast::Stmt& s) {
           if (arm.is_default) has_default = true;
           if (!stmts_return(arm.body)) return false;
         }
-        return has_default;
+        // Without a default, a union switch is exhaustive (E208 otherwise).
+        return has_default || (s.expr->lhs->type && s.expr->lhs->type->kind == TypeKind::Union);
       }
       return false;
     default: return false;

@@ -30,6 +30,10 @@ class Checker {
   const Type* resolve_type(const ast::TypeExpr* t);
   void check_duplicates();
   void reject_unsupported_decls(ast::File& file);
+  void declare_union(ast::UnionDecl& u, const std::string& module);
+  void declare_interface(ast::InterfaceDecl& i, const std::string& module);
+  void resolve_union(UnionInfo& u);
+  void resolve_interface(InterfaceInfo& i);
 
   // ---- check_stmt.cpp
   void check_fn(FnInfo& fn);
@@ -60,8 +64,31 @@ class Checker {
   const Type* check_ctor(ast::Expr& e, const Type* expected);
   const Type* check_try(ast::Expr& e, const Type* expected);
   const Type* check_switch(ast::Expr& e, const Type* expected);
+  int check_union_pattern(ast::Expr& p, UnionInfo& u, bool shares_arm);
   const Type* check_interp(ast::Expr& e);
   const Type* not_implemented(ast::Expr& e, const char* what);
+  const Type* check_variant_ctor(ast::Expr& e, VariantInfo& v);
+  const Type* check_iface_call(ast::Expr& e, const Type* recv);
+  // Checks that a value of type `from` may flow into a slot of type `to` and
+  // reports the right code (E201 mismatch, E205 interface, E211/E212 nil).
+  enum class Flow { Let, Assign, Field, Arg, Return, Element };
+  bool check_flow(const Type* to, const Type* from, Loc loc, const std::string& what, Flow site);
+  // Does class `cls` satisfy interface `i` (names, arity, parameter and return types)?
+  // On failure `why` names the first missing or mismatched method.
+  bool satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::string* why);
+
+  // ---- nullable narrowing (language.md §8.3)
+  struct Facts {
+    std::vector<Symbol*> when_true;   // locals known non-nil when the condition holds
+    std::vector<Symbol*> when_false;  // ... when it does not
+  };
+  Facts cond_facts(const ast::Expr& e);
+  void push_narrow(const std::vector<Symbol*>& syms) { narrow_.emplace_back(syms.begin(), syms.end()); }
+  void pop_narrow() { narrow_.pop_back(); }
+  void add_narrow(const std::vector<Symbol*>& syms) { for (auto* s : syms) narrow_.back().push_back(s); }
+  bool is_narrowed(const Symbol* s) const;
+  void kill_narrow(const Symbol* s);
+  bool block_exits(const ast::Block& b);
   void check_field_default(const FieldInfo& f, ClassInfo& cls);
   bool is_place(const ast::Expr& e);
 
@@ -71,6 +98,7 @@ class Checker {
   Symbol* declare_local(const std::string& name, const Type* t, Loc loc, SymKind kind = SymKind::Local);
   Symbol* lookup_local(const std::string& name);
   ClassInfo* find_class(const std::string& name);
+  VariantInfo* find_variant(const std::string& name);
   FnInfo* find_fn(const std::string& name);
 
   Diagnostic& error(DiagCode c, Loc loc, std::string msg) { return diags_.error(c, loc, std::move(msg)); }
@@ -83,6 +111,10 @@ class Checker {
 
   std::map<std::string, ClassInfo*> classes_by_name_;
   std::map<std::string, FnInfo*> fns_by_name_;
+  std::map<std::string, UnionInfo*> unions_by_name_;
+  std::map<std::string, InterfaceInfo*> interfaces_by_name_;
+  std::map<std::string, VariantInfo*> variants_by_name_;
+  std::vector<std::vector<Symbol*>> narrow_;
 
   // current function context
   FnInfo* fn_ = nullptr;

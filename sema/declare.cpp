@@ -46,12 +46,86 @@ void Checker::declare_predeclared() {
 }
 
 void Checker::reject_unsupported_decls(ast::File& file) {
-  for (auto& u : file.unions)
-    error(DiagCode::E403, at(u->span), "union types are not implemented yet in woc (`" + u->name + "`)");
-  for (auto& i : file.interfaces)
-    error(DiagCode::E403, at(i->span), "interfaces are not implemented yet in woc (`" + i->name + "`)");
   for (auto& u : file.uses)
     error(DiagCode::E403, at(u.span), "modules and `use` are not implemented yet in woc");
+}
+
+void Checker::declare_union(ast::UnionDecl& decl, const std::string& module) {
+  auto u = std::make_unique<UnionInfo>();
+  u->name = decl.name;
+  u->module = module;
+  u->decl = &decl;
+  u->type = types_.union_type(u.get());
+  for (auto& vd : decl.variants) {
+    VariantInfo v;
+    v.name = vd.name;
+    v.index = (int)u->variants.size();
+    v.decl = &vd;
+    if (!vd.payload.empty()) u->has_payload = true;
+    u->variants.push_back(std::move(v));
+  }
+  for (auto& v : u->variants) {
+    v.sym = std::make_unique<Symbol>(Symbol{SymKind::Variant, v.name, u->type});
+    v.sym->uni = u.get();
+    v.sym->variant = v.index;
+    v.sym->loc = at(v.decl->span);
+    if (!variants_by_name_.count(v.name)) variants_by_name_[v.name] = &v;
+  }
+  if (!unions_by_name_.count(u->name)) unions_by_name_[u->name] = u.get();
+  info_.unions.push_back(std::move(u));
+}
+
+void Checker::declare_interface(ast::InterfaceDecl& decl, const std::string& module) {
+  auto i = std::make_unique<InterfaceInfo>();
+  i->name = decl.name;
+  i->module = module;
+  i->decl = &decl;
+  i->type = types_.interface_type(i.get());
+  if (!interfaces_by_name_.count(i->name)) interfaces_by_name_[i->name] = i.get();
+  info_.interfaces.push_back(std::move(i));
+}
+
+void Checker::resolve_union(UnionInfo& u) {
+  for (auto& v : u.variants) {
+    for (auto& fd : v.decl->payload) {
+      FieldInfo f;
+      f.name = fd.name;
+      f.decl = &fd;
+      f.type = resolve_type(fd.type.get());
+      v.payload.push_back(std::move(f));
+    }
+  }
+}
+
+void Checker::resolve_interface(InterfaceInfo& i) {
+  for (auto& sig : i.decl->methods) {
+    IfaceMethodInfo m;
+    m.name = sig.name;
+    m.sig = &sig;
+    m.ret = resolve_type(sig.ret.get());
+    for (auto& p : sig.params) m.params.push_back(resolve_type(p.type.get()));
+    m.sym = std::make_unique<Symbol>(Symbol{SymKind::IfaceMethod, sig.name});
+    m.sym->iface = &i;
+    m.sym->method_index = (int)i.methods.size();
+    i.methods.push_back(std::move(m));
+  }
+}
+
+bool Checker::satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::string* why) {
+  for (auto& m : i.methods) {
+    FnInfo* fn = cls.method(m.name);
+    if (!fn || fn->is_static) {
+      *why = "`" + cls.name + "` has no method `" + m.name + "` required by `" + i.name + "`";
+      return false;
+    }
+    bool same = fn->params.size() == m.params.size() && fn->ret == m.ret;
+    for (size_t k = 0; same && k < m.params.size(); ++k) same = fn->params[k]->type == m.params[k];
+    if (!same) {
+      *why = "`" + cls.name + "." + m.name + "` does not match the signature required by `" + i.name + "`";
+      return false;
+    }
+  }
+  return true;
 }
 
 void Checker::declare_file(ast::File& file, const std::string& module) {
@@ -80,6 +154,8 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
     for (auto& m : c->methods) declare_fn(*m, cls, module);
   }
   for (auto& r : file.records) add_class(r->name, r->span, nullptr, r.get());
+  for (auto& u : file.unions) declare_union(*u, module);
+  for (auto& i : file.interfaces) declare_interface(*i, module);
   for (auto& f : file.fns) {
     FnInfo* fn = declare_fn(*f, nullptr, module);
     if (!fns_by_name_.count(fn->name)) fns_by_name_[fn->name] = fn;
@@ -111,10 +187,15 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
   if (!t) return types_.void_();
   Loc loc = at(t->span);
   if (t->nullable) {
-    error(DiagCode::E403, loc, "nullable types (`?T`) are not implemented yet in woc");
-    return types_.poison();
+    ast::TypeExpr plain = *t;
+    plain.nullable = false;
+    return types_.nullable(resolve_type(&plain));
   }
   auto named = [&](const std::string& n) -> const Type* {
+    auto u = unions_by_name_.find(n);
+    if (u != unions_by_name_.end()) return u->second->type;
+    auto i = interfaces_by_name_.find(n);
+    if (i != interfaces_by_name_.end()) return i->second->type;
     if (n == "Int") return types_.int_();
     if (n == "Float") return types_.float_();
     if (n == "Bool") return types_.bool_();
@@ -170,12 +251,8 @@ void Checker::resolve_class_fields(ClassInfo& cls) {
     f.name = d.name;
     f.decl = &d;
     f.pub_read = d.pub_read;
-    if (d.optional_marker) {
-      error(DiagCode::E403, at(d.span), "optional record fields (`?name`) are not implemented yet in woc");
-      f.type = types_.poison();
-    } else {
-      f.type = resolve_type(d.type.get());
-    }
+    f.type = resolve_type(d.type.get());
+    if (d.optional_marker) f.type = types_.nullable(f.type);
     if (!seen.insert(d.name).second)
       error(DiagCode::E215, at(d.span), "field `" + d.name + "` is declared twice in `" + cls.name + "`");
     f.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, d.name, f.type});
@@ -216,7 +293,9 @@ void Checker::check_duplicates() {
           return;
         }
         types_here[n] = at(s);
-        auto key = mod->path + "/" + n;
+        // Type names resolve program-wide (language.md §5.4), so a duplicate
+        // in another file is E214 wherever that file is.
+        const std::string& key = n;
         auto it = class_seen.find(key);
         if (it != class_seen.end() && it->second.first != file->file_id) {
           error(DiagCode::E214, at(s), std::string(what) + " `" + n + "` is already declared in another file")
@@ -229,6 +308,16 @@ void Checker::check_duplicates() {
       for (auto& r : file->records) type_name_once(r->name, r->span, "record");
       for (auto& i : file->interfaces) type_name_once(i->name, i->span, "interface");
       for (auto& u : file->unions) type_name_once(u->name, u->span, "union");
+      std::map<std::string, Loc> variants_here;
+      for (auto& u : file->unions)
+        for (auto& v : u->variants) {
+          if (variants_here.count(v.name)) {
+            error(DiagCode::E215, at(v.span), "variant `" + v.name + "` is declared twice in this file")
+                .related.push_back({variants_here[v.name], "first declared here"});
+            continue;
+          }
+          variants_here[v.name] = at(v.span);
+        }
       for (auto& f : file->fns) {
         if (fns_here.count(f->sig.name)) {
           error(DiagCode::E215, at(f->sig.span), "fn `" + f->sig.name + "` is declared twice in this file")
@@ -259,6 +348,11 @@ ClassInfo* Checker::find_class(const std::string& name) {
   return nullptr;
 }
 
+VariantInfo* Checker::find_variant(const std::string& name) {
+  auto it = variants_by_name_.find(name);
+  return it == variants_by_name_.end() ? nullptr : it->second;
+}
+
 FnInfo* Checker::find_fn(const std::string& name) {
   auto it = fns_by_name_.find(name);
   return it == fns_by_name_.end() ? nullptr : it->second;
@@ -271,6 +365,8 @@ void Checker::run() {
   for (auto& mod : prog_.modules)
     for (auto& file : mod->files) declare_file(*file, mod->path);
   for (auto& cls : info_.classes) resolve_class_fields(*cls);
+  for (auto& u : info_.unions) resolve_union(*u);
+  for (auto& i : info_.interfaces) resolve_interface(*i);
   for (auto& fn : info_.fns) resolve_signature(*fn);
   for (auto& cls : info_.classes)
     for (auto& m : cls->methods) resolve_signature(*m);

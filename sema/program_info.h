@@ -12,6 +12,8 @@ namespace wo::sema {
 
 struct FnInfo;
 struct ClassInfo;
+struct UnionInfo;
+struct InterfaceInfo;
 
 enum class SymKind : uint8_t {
   Local,      // a let, for variable, catch variable
@@ -23,6 +25,8 @@ enum class SymKind : uint8_t {
   Builtin,    // a builtin (builtin = index into the builtins table)
   Field,      // a class field (class, field_index)
   Class,      // a class name (as the head of `C.static_fn()`)
+  Variant,    // a union variant (uni, variant index)
+  IfaceMethod,  // a method called through an interface value (iface, method index)
 };
 
 struct Symbol {
@@ -34,6 +38,10 @@ struct Symbol {
   ClassInfo* cls = nullptr;       // Method/StaticFn/Field/Class/Self
   int field_index = -1;           // Field
   int builtin = -1;               // Builtin: index into builtin_table()
+  UnionInfo* uni = nullptr;       // Variant
+  int variant = -1;               // Variant: index in uni->variants
+  InterfaceInfo* iface = nullptr; // IfaceMethod
+  int method_index = -1;          // IfaceMethod
   ast::ParamConv conv = ast::ParamConv::Borrow;  // Param
   bool assigned = false;          // Param: the body assigns to it (codegen then owns a copy)
 };
@@ -84,10 +92,49 @@ struct ClassInfo {
   }
 };
 
+struct VariantInfo {
+  std::string name;
+  int index = 0;                          // the tag
+  std::vector<FieldInfo> payload;         // positional fields
+  const ast::VariantDecl* decl = nullptr;
+  std::unique_ptr<Symbol> sym;            // SymKind::Variant
+};
+
+struct UnionInfo {
+  std::string name;
+  std::string module;
+  const ast::UnionDecl* decl = nullptr;
+  std::vector<VariantInfo> variants;
+  bool has_payload = false;               // any payload variant: values are heap objects
+  const Type* type = nullptr;
+};
+
+struct IfaceMethodInfo {
+  std::string name;
+  std::vector<const Type*> params;
+  const Type* ret = nullptr;
+  const ast::FnSig* sig = nullptr;
+  std::unique_ptr<Symbol> sym;            // SymKind::IfaceMethod
+};
+
+struct InterfaceInfo {
+  std::string name;
+  std::string module;
+  const ast::InterfaceDecl* decl = nullptr;
+  std::vector<IfaceMethodInfo> methods;
+  const Type* type = nullptr;
+  int method_index(const std::string& n) const {
+    for (size_t i = 0; i < methods.size(); ++i) if (methods[i].name == n) return (int)i;
+    return -1;
+  }
+};
+
 struct ProgramInfo {
   TypeTable types;
   std::vector<std::unique_ptr<ClassInfo>> classes;
   std::vector<std::unique_ptr<FnInfo>> fns;      // free functions
+  std::vector<std::unique_ptr<UnionInfo>> unions;
+  std::vector<std::unique_ptr<InterfaceInfo>> interfaces;
   FnInfo* main = nullptr;
   ClassInfo* error_class = nullptr;              // the predeclared Error record
   ast::Program* program = nullptr;

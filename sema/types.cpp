@@ -37,6 +37,43 @@ const Type* TypeTable::class_type(ClassInfo* cls) {
   return classes_[cls] = make(t);
 }
 
+const Type* TypeTable::union_type(UnionInfo* u) {
+  auto it = unions_.find(u);
+  if (it != unions_.end()) return it->second;
+  Type t{TypeKind::Union};
+  t.uni = u;
+  return unions_[u] = make(t);
+}
+
+const Type* TypeTable::interface_type(InterfaceInfo* i) {
+  auto it = interfaces_.find(i);
+  if (it != interfaces_.end()) return it->second;
+  Type t{TypeKind::Interface};
+  t.iface = i;
+  return interfaces_[i] = make(t);
+}
+
+const Type* TypeTable::nullable(const Type* base) {
+  if (base->kind == TypeKind::Nullable || base->kind == TypeKind::Poison) return base;
+  auto it = nullables_.find(base);
+  if (it != nullables_.end()) return it->second;
+  Type t{TypeKind::Nullable};
+  t.elem = base;
+  return nullables_[base] = make(t);
+}
+
+bool Type::is_heap() const {
+  switch (kind) {
+    case TypeKind::Text:
+    case TypeKind::List:
+    case TypeKind::Class:
+    case TypeKind::Interface: return true;
+    case TypeKind::Union: return uni->has_payload;
+    case TypeKind::Nullable: return elem->is_heap();
+    default: return false;
+  }
+}
+
 std::string type_name(const Type* t) {
   if (!t) return "?";
   switch (t->kind) {
@@ -51,8 +88,21 @@ std::string type_name(const Type* t) {
     case TypeKind::Nil: return "nil";
     case TypeKind::List: return "multi " + type_name(t->elem);
     case TypeKind::Class: return t->cls->name;
+    case TypeKind::Union: return t->uni->name;
+    case TypeKind::Interface: return t->iface->name;
+    case TypeKind::Nullable: return "?" + type_name(t->elem);
   }
   return "?";
+}
+
+bool same_record(const Type* a, const Type* b) {
+  if (a->kind != TypeKind::Class || b->kind != TypeKind::Class) return false;
+  const ClassInfo* x = a->cls;
+  const ClassInfo* y = b->cls;
+  if (!x->record || !y->record || x->fields.size() != y->fields.size()) return false;
+  for (size_t i = 0; i < x->fields.size(); ++i)
+    if (x->fields[i].name != y->fields[i].name || x->fields[i].type != y->fields[i].type) return false;
+  return true;
 }
 
 bool assignable(const Type* to, const Type* from) {
@@ -60,6 +110,11 @@ bool assignable(const Type* to, const Type* from) {
   if (to->is_poison() || from->is_poison()) return true;
   if (to == from) return true;
   if (to->is_int_like() && from->is_int_like()) return true;
+  if (same_record(to, from)) return true;
+  if (to->kind == TypeKind::Nullable) {
+    if (from->kind == TypeKind::Nil) return true;
+    return assignable(to->elem, from->base());
+  }
   return false;
 }
 

@@ -11,6 +11,8 @@
 namespace wo::sema {
 
 struct ClassInfo;
+struct UnionInfo;
+struct InterfaceInfo;
 
 enum class TypeKind : uint8_t {
   Poison,     // an error was already reported; suppresses follow-on errors
@@ -19,19 +21,26 @@ enum class TypeKind : uint8_t {
   Nil,        // the type of the literal `nil`
   List,       // multi T
   Class,      // class, `type` struct, typedef record, predeclared Error
+  Union,      // type X = A | B(x: T)
+  Interface,  // interface X { fn ... }
+  Nullable,   // ?T (elem = T)
 };
 
 struct Type {
   TypeKind kind;
-  const Type* elem = nullptr;   // List
+  const Type* elem = nullptr;   // List, Nullable
   ClassInfo* cls = nullptr;     // Class
-  bool nullable = false;        // reserved for ?T (not in the core subset yet)
+  UnionInfo* uni = nullptr;     // Union
+  InterfaceInfo* iface = nullptr;  // Interface
 
   bool is_int_like() const { return kind == TypeKind::Int || kind == TypeKind::Timestamp || kind == TypeKind::Id; }
   bool is_numeric() const { return is_int_like() || kind == TypeKind::Float; }
   // Values that live on the heap and are reference counted by generated code.
-  bool is_heap() const { return kind == TypeKind::Text || kind == TypeKind::List || kind == TypeKind::Class; }
+  bool is_heap() const;
   bool is_poison() const { return kind == TypeKind::Poison; }
+  bool is_nullable() const { return kind == TypeKind::Nullable; }
+  // ?T -> T; anything else -> itself.
+  const Type* base() const { return kind == TypeKind::Nullable ? elem : this; }
 };
 
 std::string type_name(const Type* t);
@@ -50,17 +59,27 @@ class TypeTable {
   const Type* nil() const { return nil_t_; }
   const Type* list_of(const Type* elem);
   const Type* class_type(ClassInfo* cls);
+  const Type* union_type(UnionInfo* u);
+  const Type* interface_type(InterfaceInfo* i);
+  const Type* nullable(const Type* base);  // ?T (?T of ?T is ?T)
 
  private:
   const Type* make(Type t);
   std::vector<std::unique_ptr<Type>> all_;
   std::map<const Type*, const Type*> lists_;
   std::map<ClassInfo*, const Type*> classes_;
+  std::map<UnionInfo*, const Type*> unions_;
+  std::map<InterfaceInfo*, const Type*> interfaces_;
+  std::map<const Type*, const Type*> nullables_;
   const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_;
 };
 
 // Types are assignable when equal, or both Int-shaped (Int/Timestamp/Id mix freely,
-// language.md §7.2), or either side is Poison.
+// language.md §7.2), or either side is Poison; T and nil are assignable to ?T;
+// records are structural (same field names and types in order). A class value
+// into an interface slot is not decided here (see Checker::satisfies).
 bool assignable(const Type* to, const Type* from);
+// Structural record equality (language.md §6.11).
+bool same_record(const Type* a, const Type* b);
 
 }  // namespace wo::sema
