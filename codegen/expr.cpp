@@ -304,9 +304,13 @@ Val Emitter::emit_call(const ast::Expr& e) {
   if (s->kind == sema::SymKind::IfaceMethod) return emit_iface_call(e);
   const FnInfo* fn = s->fn;
   std::vector<llvm::Value*> args;
-  if (s->kind == sema::SymKind::Method) args.push_back(emit_expr(*e.lhs->lhs).v);
+  // `v.m(args)` through `using` is `m(v, args)`: sema typed the receiver. (A
+  // module-qualified `alias.f(args)` has an untyped alias as its head.)
+  bool extension = s->kind == sema::SymKind::Fn && e.lhs->kind == ExprKind::Member && e.lhs->lhs->type;
+  if (s->kind == sema::SymKind::Method || extension) args.push_back(emit_expr(*e.lhs->lhs).v);
+  size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i]->type).v);
+    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type).v);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);

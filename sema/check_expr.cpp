@@ -110,7 +110,7 @@ const Type* Checker::check_name(ast::Expr& e) {
     }
     return v->sym->type;
   }
-  if (find_fn(e.text) || is_builtin_name(e.text)) {
+  if (resolve_fn(e.text, at(e.span), false) || is_builtin_name(e.text)) {
     error(DiagCode::E403, at(e.span), "`" + e.text + "` is a function: functions are not values (call it with `()`)");
     return types_.poison();
   }
@@ -268,7 +268,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
-    if (FnInfo* fn = find_fn(n)) {
+    if (FnInfo* fn = resolve_fn(n, at(callee.span), true)) {
       e.sym = fn->sym.get();
       return check_user_call(e, *fn, 0);
     }
@@ -285,6 +285,28 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
   if (callee.kind == ast::ExprKind::Member) {
     ast::Expr& recv = *callee.lhs;
     const std::string& m = callee.text;
+    // `alias.f(...)`: a pub fn of a used module (language.md §5.4).
+    if (recv.kind == ast::ExprKind::Name && !lookup_local(recv.text) && recv.text != "self" && !find_class(recv.text)) {
+      if (UseEntry* u = find_alias(recv.text)) {
+        u->used = true;
+        if (u->stdlib) {
+          for (auto& a : e.args) check_expr(*a);
+          error(DiagCode::E406, at(callee.span), "`" + u->path + "." + m + "` is not available in woc yet");
+          return types_.poison();
+        }
+        auto& mod = modules_[u->path];
+        auto it = mod.fns.find(m);
+        if (it == mod.fns.end()) {
+          for (auto& a : e.args) check_expr(*a);
+          error(DiagCode::E403, at(callee.span), "module `" + u->path + "` has no fn `" + m + "`");
+          return types_.poison();
+        }
+        if (!it->second->decl->is_pub)
+          error(DiagCode::E217, at(callee.span), "`" + m + "` in module `" + u->path + "` is not `pub`");
+        e.sym = it->second->sym.get();
+        return check_user_call(e, *it->second, 0);
+      }
+    }
     // `C.f(...)`: a static method, when C is not a local.
     if (recv.kind == ast::ExprKind::Name && !lookup_local(recv.text) && recv.text != "self") {
       if (ClassInfo* cls = find_class(recv.text)) {
@@ -317,6 +339,23 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       return types_.poison();
     }
     if (rt->kind == TypeKind::Interface) return check_iface_call(e, rt);
+    bool has_method = rt->kind == TypeKind::Class && rt->cls->method(m);
+    if (!has_method) {
+      if (FnInfo* ext = find_extension(rt, m)) {
+        // `v.m(args)` rewritten to `m(v, args)` (language.md §5.5): the receiver is argument 1.
+        e.sym = ext->sym.get();
+        if (e.args.size() + 1 != ext->params.size()) {
+          error(DiagCode::E403, at(e.span), "`" + m + "` takes " + std::to_string(ext->params.size() - 1) +
+                                                " argument(s) after the receiver, but " + std::to_string(e.args.size()) + " were given");
+          for (auto& a : e.args) check_expr(*a);
+          return ext->ret;
+        }
+        for (size_t i = 0; i < e.args.size(); ++i)
+          check_flow(ext->params[i + 1]->type, check_expr(*e.args[i], ext->params[i + 1]->type), at(e.args[i]->span),
+                     "argument " + std::to_string(i + 2) + " of `" + m + "`", Flow::Arg);
+        return ext->ret;
+      }
+    }
     if (rt->kind != TypeKind::Class) {
       error(DiagCode::E403, at(callee.span), "a value of type " + type_name(rt) + " has no method `" + m + "`");
       for (auto& a : e.args) check_expr(*a);
@@ -536,11 +575,27 @@ void Checker::check_field_default(const FieldInfo& f, ClassInfo& cls) {
 }
 
 const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
+  ClassInfo* cls = nullptr;
   if (!e.qualifier.empty()) {
-    for (auto& f : e.fields) check_expr(*f.value);
-    return not_implemented(e, "constructors of types from other modules are");
+    UseEntry* u = find_alias(e.qualifier);
+    if (!u || u->stdlib) {
+      for (auto& f : e.fields) check_expr(*f.value);
+      error(DiagCode::E403, at(e.span), "`" + e.qualifier + "` is not a module used by this file");
+      return types_.poison();
+    }
+    u->used = true;
+    auto& mod = modules_[u->path];
+    auto it = mod.classes.find(e.text);
+    if (it == mod.classes.end()) {
+      for (auto& f : e.fields) check_expr(*f.value);
+      error(DiagCode::E207, at(e.span), "module `" + u->path + "` declares no type `" + e.text + "`");
+      return types_.poison();
+    }
+    if (!it->second->is_pub)
+      error(DiagCode::E217, at(e.span), "`" + e.text + "` in module `" + u->path + "` is not `pub`");
+    cls = it->second;
   }
-  ClassInfo* cls = find_class(e.text);
+  if (!cls) cls = resolve_ctor_class(e.text, at(e.span));
   if (!cls || cls->predeclared) {
     for (auto& f : e.fields) check_expr(*f.value);
     error(DiagCode::E207, at(e.span), "unknown type `" + e.text + "` in constructor literal");

@@ -66,6 +66,8 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
 
 void Checker::check_fn(FnInfo& fn) {
   fn_ = &fn;
+  cur_module_ = fn.module;
+  cur_file_ = fn.file;
   loop_depth_ = 0;
   scopes_.clear();
   push_scope();

@@ -25,7 +25,10 @@ class Checker {
   void declare_predeclared();
   void declare_file(ast::File& file, const std::string& module);
   void resolve_class_fields(ClassInfo& cls);
-  FnInfo* declare_fn(ast::FnDecl& fn, ClassInfo* owner, const std::string& module);
+  FnInfo* declare_fn(ast::FnDecl& fn, ClassInfo* owner, const std::string& module, uint32_t file);
+  void declare_uses(ast::File& file, const std::string& module);
+  void check_using_collisions();
+  void warn_unused_uses();
   void resolve_signature(FnInfo& fn);
   const Type* resolve_type(const ast::TypeExpr* t);
   void check_duplicates();
@@ -98,6 +101,15 @@ class Checker {
   Symbol* declare_local(const std::string& name, const Type* t, Loc loc, SymKind kind = SymKind::Local);
   Symbol* lookup_local(const std::string& name);
   ClassInfo* find_class(const std::string& name);
+  // Name resolution with the module gates of language.md §5.3-§5.4: the current
+  // module, then `pub` declarations of used modules (E218 if several), and
+  // E210 when only an un-used module declares the name. `report` = false only looks.
+  FnInfo* resolve_fn(const std::string& name, Loc loc, bool report);
+  ClassInfo* resolve_ctor_class(const std::string& name, Loc loc);
+  // `alias.member`: the module a `use` alias names in the current file (nullptr if none).
+  struct UseEntry;
+  UseEntry* find_alias(const std::string& alias);
+  FnInfo* find_extension(const Type* recv, const std::string& name);
   VariantInfo* find_variant(const std::string& name);
   FnInfo* find_fn(const std::string& name);
 
@@ -109,6 +121,22 @@ class Checker {
   ProgramInfo& info_;
   TypeTable& types_;
 
+  struct ModuleScope {
+    std::map<std::string, FnInfo*> fns;
+    std::map<std::string, ClassInfo*> classes;
+  };
+  struct UseEntry {
+    std::string alias;          // last path segment
+    std::string path;           // "billing/tax" or the stdlib namespace
+    bool stdlib = false;
+    bool is_using = false;
+    bool used = false;
+    Loc loc;
+  };
+  std::map<std::string, ModuleScope> modules_;
+  std::map<uint32_t, std::vector<UseEntry>> uses_;  // per file
+  std::string cur_module_;
+  uint32_t cur_file_ = 0;
   std::map<std::string, ClassInfo*> classes_by_name_;
   std::map<std::string, FnInfo*> fns_by_name_;
   std::map<std::string, UnionInfo*> unions_by_name_;

@@ -45,9 +45,142 @@ void Checker::declare_predeclared() {
   info_.classes.push_back(std::move(cls));
 }
 
-void Checker::reject_unsupported_decls(ast::File& file) {
-  for (auto& u : file.uses)
-    error(DiagCode::E403, at(u.span), "modules and `use` are not implemented yet in woc");
+void Checker::reject_unsupported_decls(ast::File&) {}
+
+namespace {
+bool is_stdlib_namespace(const std::string& n) {
+  static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
+  for (auto* x : names)
+    if (n == x) return true;
+  return false;
+}
+}  // namespace
+
+void Checker::declare_uses(ast::File& file, const std::string&) {
+  auto& list = uses_[file.file_id];
+  for (auto& u : file.uses) {
+    UseEntry e;
+    for (size_t i = 0; i < u.path.size(); ++i) e.path += (i ? "/" : "") + u.path[i];
+    e.alias = u.path.empty() ? "" : u.path.back();
+    e.is_using = u.is_using;
+    e.loc = at(u.span);
+    if (u.path.size() == 1 && is_stdlib_namespace(e.path)) {
+      e.stdlib = true;
+    } else if (!modules_.count(e.path) || e.path.empty()) {
+      error(DiagCode::E216, e.loc, "unknown module `" + e.path + "`: no such directory in the program and not a standard-library namespace");
+      continue;
+    }
+    list.push_back(e);
+  }
+}
+
+Checker::UseEntry* Checker::find_alias(const std::string& alias) {
+  auto it = uses_.find(cur_file_);
+  if (it == uses_.end()) return nullptr;
+  for (auto& u : it->second)
+    if (u.alias == alias) return &u;
+  return nullptr;
+}
+
+FnInfo* Checker::resolve_fn(const std::string& name, Loc loc, bool report) {
+  auto& here = modules_[cur_module_];
+  if (auto it = here.fns.find(name); it != here.fns.end()) return it->second;
+  FnInfo* found = nullptr;
+  UseEntry* via = nullptr;
+  for (auto& u : uses_[cur_file_]) {
+    if (u.stdlib) continue;
+    auto& m = modules_[u.path];
+    auto it = m.fns.find(name);
+    if (it == m.fns.end() || !it->second->decl->is_pub) continue;
+    if (found && found != it->second) {
+      if (report)
+        error(DiagCode::E218, loc, "`" + name + "` is exported by both `" + via->path + "` and `" + u.path +
+                                       "`: call it as `" + u.alias + "." + name + "(...)` to choose");
+      return found;
+    }
+    found = it->second;
+    via = &u;
+  }
+  if (found) {
+    via->used = true;
+    return found;
+  }
+  if (report && !is_builtin_name(name)) {
+    for (auto& [path, m] : modules_) {
+      if (path == cur_module_ || !m.fns.count(name)) continue;
+      error(DiagCode::E210, loc, "`" + name + "` is declared in module `" + (path.empty() ? "<main>" : path) +
+                                     "`, which this file does not `use`");
+      return m.fns[name];
+    }
+  }
+  return nullptr;
+}
+
+ClassInfo* Checker::resolve_ctor_class(const std::string& name, Loc loc) {
+  auto& here = modules_[cur_module_];
+  if (auto it = here.classes.find(name); it != here.classes.end()) return it->second;
+  ClassInfo* found = nullptr;
+  UseEntry* via = nullptr;
+  for (auto& u : uses_[cur_file_]) {
+    if (u.stdlib) continue;
+    auto& m = modules_[u.path];
+    auto it = m.classes.find(name);
+    if (it == m.classes.end() || !it->second->is_pub) continue;
+    if (found && found != it->second) {
+      error(DiagCode::E218, loc, "`" + name + "` is exported by both `" + via->path + "` and `" + u.path + "`");
+      return found;
+    }
+    found = it->second;
+    via = &u;
+  }
+  if (found) {
+    via->used = true;
+    return found;
+  }
+  for (auto& [path, m] : modules_) {
+    if (path == cur_module_ || !m.classes.count(name)) continue;
+    error(DiagCode::E210, loc, "`" + name + "` is declared in module `" + (path.empty() ? "<main>" : path) +
+                                   "`, which this file does not `use`");
+    return m.classes[name];
+  }
+  return nullptr;
+}
+
+// `using m`: a pub free fn of m whose first parameter is exactly the receiver's type.
+FnInfo* Checker::find_extension(const Type* recv, const std::string& name) {
+  for (auto& u : uses_[cur_file_]) {
+    if (!u.is_using || u.stdlib) continue;
+    auto& m = modules_[u.path];
+    auto it = m.fns.find(name);
+    if (it == m.fns.end() || !it->second->decl->is_pub) continue;
+    FnInfo* fn = it->second;
+    if (!fn->params.empty() && fn->params[0]->type == recv) {
+      u.used = true;
+      return fn;
+    }
+  }
+  return nullptr;
+}
+
+void Checker::check_using_collisions() {
+  for (auto& [file, list] : uses_) {
+    for (auto& u : list) {
+      if (!u.is_using || u.stdlib) continue;
+      for (auto& [name, fn] : modules_[u.path].fns) {
+        if (!fn->decl->is_pub || fn->params.empty()) continue;
+        const Type* t = fn->params[0]->type;
+        if (t->kind == TypeKind::Class && t->cls->method(name))
+          error(DiagCode::E220, u.loc, "extension `" + name + "` from `" + u.path + "` collides with the method `" +
+                                           t->cls->name + "." + name + "` (extensions never override methods)");
+      }
+    }
+  }
+}
+
+void Checker::warn_unused_uses() {
+  for (auto& [file, list] : uses_)
+    for (auto& u : list)
+      if (!u.used) diags_.report(DiagCode::W202, u.loc, "`use " + u.path + "` is never used in this file");
 }
 
 void Checker::declare_union(ast::UnionDecl& decl, const std::string& module) {
@@ -142,6 +275,7 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
     cls->sym->cls = cls.get();
     cls->sym->loc = at(span);
     if (!classes_by_name_.count(name)) classes_by_name_[name] = cls.get();
+    if (!modules_[module].classes.count(name)) modules_[module].classes[name] = cls.get();
     info_.classes.push_back(std::move(cls));
     return info_.classes.back().get();
   };
@@ -151,19 +285,23 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
         error(DiagCode::E403, at(a.span), "@table classes are not implemented yet in woc");
     }
     ClassInfo* cls = add_class(c->name, c->span, c.get(), nullptr);
-    for (auto& m : c->methods) declare_fn(*m, cls, module);
+    cls->is_pub = c->is_pub;
+    for (auto& m : c->methods) declare_fn(*m, cls, module, file.file_id);
   }
-  for (auto& r : file.records) add_class(r->name, r->span, nullptr, r.get());
+  for (auto& r : file.records) add_class(r->name, r->span, nullptr, r.get())->is_pub = r->is_pub;
   for (auto& u : file.unions) declare_union(*u, module);
   for (auto& i : file.interfaces) declare_interface(*i, module);
   for (auto& f : file.fns) {
-    FnInfo* fn = declare_fn(*f, nullptr, module);
-    if (!fns_by_name_.count(fn->name)) fns_by_name_[fn->name] = fn;
+    FnInfo* fn = declare_fn(*f, nullptr, module, file.file_id);
+    if (!modules_[module].fns.count(fn->name)) modules_[module].fns[fn->name] = fn;
+    if (module.empty() && !fns_by_name_.count(fn->name)) fns_by_name_[fn->name] = fn;
   }
 }
 
-FnInfo* Checker::declare_fn(ast::FnDecl& decl, ClassInfo* owner, const std::string& module) {
+FnInfo* Checker::declare_fn(ast::FnDecl& decl, ClassInfo* owner, const std::string& module, uint32_t file) {
   auto fn = std::make_unique<FnInfo>();
+  fn->module = module;
+  fn->file = file;
   fn->name = decl.sig.name;
   fn->decl = &decl;
   fn->owner = owner;
@@ -362,8 +500,11 @@ void Checker::run() {
   info_.program = &prog_;
   declare_predeclared();
   check_duplicates();
+  for (auto& mod : prog_.modules) modules_[mod->path];
   for (auto& mod : prog_.modules)
     for (auto& file : mod->files) declare_file(*file, mod->path);
+  for (auto& mod : prog_.modules)
+    for (auto& file : mod->files) declare_uses(*file, mod->path);
   for (auto& cls : info_.classes) resolve_class_fields(*cls);
   for (auto& u : info_.unions) resolve_union(*u);
   for (auto& i : info_.interfaces) resolve_interface(*i);
@@ -376,7 +517,9 @@ void Checker::run() {
   for (auto& fn : info_.fns) check_fn(*fn);
   for (auto& cls : info_.classes)
     for (auto& m : cls->methods) check_fn(*m);
+  check_using_collisions();
   check_main();
+  warn_unused_uses();
 }
 
 std::unique_ptr<ProgramInfo> analyze(ast::Program& program, Diagnostics& diags) {

@@ -60,6 +60,8 @@ struct FnInfo {
   ast::FnDecl* decl = nullptr;
   ClassInfo* owner = nullptr;     // methods and static fns
   bool is_static = false;
+  std::string module;             // the module (directory) that declares it
+  uint32_t file = 0;              // the file that declares it (its `use` lines apply)
   std::vector<Symbol*> params;    // in order (self excluded)
   const Type* ret = nullptr;      // Void if none
   std::unique_ptr<Symbol> self;   // methods only
@@ -70,6 +72,7 @@ struct FnInfo {
 struct ClassInfo {
   std::string name;
   std::string module;
+  bool is_pub = false;
   const ast::ClassDecl* decl = nullptr;    // class / type struct
   const ast::RecordDecl* record = nullptr; // typedef record
   bool predeclared = false;                // Error
