@@ -437,6 +437,7 @@ namespace {
 // type of the first argument (for `e`, the element of a multi).
 bool fits(char code, const Type* t, const Type* arg0) {
   if (t->is_poison()) return true;
+  t = t->base();  // a ?T argument counts as its base type (builtins.md §1.3)
   switch (code) {
     case 'i': return t->is_int_like() || t->kind == TypeKind::Bool;
     case 'n': return t->is_int_like();
@@ -448,7 +449,8 @@ bool fits(char code, const Type* t, const Type* arg0) {
     case 'T': return t->kind == TypeKind::List && t->elem->kind == TypeKind::Text;
     case 'e':
       if (!arg0 || arg0->kind != TypeKind::List) return true;
-      return assignable(arg0->elem, t);
+      // A class into a multi of an interface is checked by check_flow (E205).
+      return assignable(arg0->elem, t) || (arg0->elem->base()->kind == TypeKind::Interface && t->kind == TypeKind::Class);
     default: return false;
   }
 }
@@ -470,6 +472,9 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name) {
     bool ok = true;
     for (size_t i = 0; i < args.size() && ok; ++i) ok = fits(b.params[i], args[i], args.empty() ? nullptr : args[0]);
     if (!ok) continue;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (b.params[i] == 'e' && args[0]->kind == TypeKind::List)
+        check_flow(args[0]->elem, args[i], at(e.args[i]->span), "element of `" + name + "`", Flow::Element);
     auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, name});
     sym->builtin = (int)bi;
     e.sym = sym.get();

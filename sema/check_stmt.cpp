@@ -177,8 +177,7 @@ void Checker::check_assign(ast::Stmt& s) {
   }
   if (s.target->kind == ast::ExprKind::Name && s.target->sym->kind == SymKind::Param) s.target->sym->assigned = true;
   if (s.target->kind == ast::ExprKind::Name) {
-    // Assigning re-opens the question of nil: the slot has its declared type again.
-    kill_narrow(s.target->sym);
+    // The slot takes its declared type again; narrowing ends once the value is stored.
     tt = s.target->sym->type;
     s.target->type = tt;
   }
@@ -190,6 +189,7 @@ void Checker::check_assign(ast::Stmt& s) {
             "field `" + fi.name + "` is pub(read): only methods of `" + f->cls->name + "` may write it");
   }
   const Type* vt = check_expr(*s.expr, tt);
+  if (s.target->kind == ast::ExprKind::Name) kill_narrow(s.target->sym);
   if (s.assign_op == ast::AssignOp::Assign) {
     check_flow(tt, vt, at(s.expr->span), "assignment", Flow::Assign);
     return;
