@@ -91,6 +91,14 @@ std::string runtime_archive_path() {
   return std::string(exe);
 }
 
+std::string check_output_path(const std::string& out_path) {
+  if (llvm::sys::fs::is_directory(out_path)) return "cannot write " + out_path + ": it is a directory";
+  llvm::StringRef parent = llvm::sys::path::parent_path(out_path);
+  if (!parent.empty() && !llvm::sys::fs::is_directory(parent))
+    return "cannot write " + out_path + ": no directory " + parent.str();
+  return "";
+}
+
 std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
                              const std::string& out_path) {
   std::string archive = runtime_archive_path();

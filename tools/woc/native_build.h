@@ -15,6 +15,10 @@ namespace wo::driver {
 std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
                              const std::string& out_path);
 
+// "" if an executable can be written at `out_path` as far as can be told
+// before compiling (its directory exists, it is not a directory), else why not.
+std::string check_output_path(const std::string& out_path);
+
 // The runtime archive woc links programs with (next to /proc/self/exe).
 std::string runtime_archive_path();
 

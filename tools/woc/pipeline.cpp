@@ -42,7 +42,7 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
 
   LoadResult loaded = load_program(opts.path, sources, diags, lex);
   if (!loaded.io_error.empty()) {
-    out.status = driver_failure("cannot read " + loaded.io_error);
+    out.status = driver_failure(loaded.io_error);  // already worded: "cannot read '...': why"
     return out;
   }
   std::unique_ptr<sema::ProgramInfo> info;

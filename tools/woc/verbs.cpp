@@ -49,6 +49,7 @@ int run_verb(const Options& opts) {
 }
 
 int build_verb(const Options& opts) {
+  if (auto bad = check_output_path(opts.output); !bad.empty()) return driver_failure(bad);
   std::string error;
   auto builder = host_machine(opts.opt_level, error);
   auto machine = builder ? make_machine(*builder, error) : nullptr;

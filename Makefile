@@ -1,0 +1,39 @@
+# Entry points for people and CI. `make demo` and `make test` work on a fresh
+# Debian 12 as root: they install what is missing first (scripts/setup-deps.sh).
+BUILD_DIR  ?= build
+ASAN_DIR   ?= build-asan
+JOBS       ?= $(shell nproc)
+TEST_JOBS  ?= 2
+CMAKE_ARGS ?=
+
+.PHONY: all deps configure build test test-asan demo bench clean
+
+all: build
+
+deps:
+	bash scripts/setup-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer over woc, the runtime, the unit
+# tests and every corpus fixture (native programs are linked with the same flags).
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWO_SANITIZE=address,undefined $(CMAKE_ARGS)
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+	ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(TEST_JOBS)
+
+demo: build
+	$(BUILD_DIR)/bin/woc run examples/demo
+
+bench: build
+	@if [ -f bench/run.sh ]; then WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh; else echo "bench: no bench/run.sh yet"; fi
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)
