@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sema/checker.h"
+#include "sema/ownership.h"
 #include "sema/sema.h"
 
 namespace wo::sema {
@@ -520,6 +521,7 @@ void Checker::run() {
   check_using_collisions();
   check_main();
   warn_unused_uses();
+  if (!diags_.has_errors()) check_ownership(info_, diags_);
 }
 
 std::unique_ptr<ProgramInfo> analyze(ast::Program& program, Diagnostics& diags) {

@@ -76,6 +76,7 @@ struct ClassInfo {
   const ast::ClassDecl* decl = nullptr;    // class / type struct
   const ast::RecordDecl* record = nullptr; // typedef record
   bool predeclared = false;                // Error
+  bool traced = false;                     // can form a cycle: exempt from moves (§15.6)
   std::vector<FieldInfo> fields;
   std::vector<std::unique_ptr<FnInfo>> methods;  // instance and static
   std::unique_ptr<Symbol> sym;             // SymKind::Class
