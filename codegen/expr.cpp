@@ -311,6 +311,19 @@ Val Emitter::emit_call(const ast::Expr& e) {
   size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i)
     args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type).v);
+  if (auto g = prog_.borrow_guards.find(&e); g != prog_.borrow_guards.end()) {
+    size_t self_off = args.size() - e.args.size();
+    for (auto [i, j] : g->second) {
+      // Two `mut` views of the same element: the run-time aliasing guard (§15.3).
+      llvm::Value* same = b_.CreateICmpEQ(args[self_off + i], args[self_off + j]);
+      llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
+      llvm::BasicBlock* ok_bb = new_block("borrow.ok");
+      b_.CreateCondBr(same, trap_bb, ok_bb);
+      b_.SetInsertPoint(trap_bb);
+      trap((int64_t)TrapCode::BORROW, e.span.begin.line, "two mut borrows of the same element");
+      b_.SetInsertPoint(ok_bb);
+    }
+  }
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);

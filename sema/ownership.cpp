@@ -230,6 +230,19 @@ class OwnershipPass {
                            fn->name + "`");
       }
     }
+    // Elements of one list through different run-time indices: checked at run time.
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      if (i + first >= fn->params.size() || fn->params[i + first]->conv != ast::ParamConv::Mut) continue;
+      const ast::Expr& a = *e.args[i];
+      if (a.kind != ast::ExprKind::Index || !a.type || !a.type->is_heap()) continue;
+      for (size_t j = 0; j < e.args.size(); ++j) {
+        const ast::Expr& b = *e.args[j];
+        if (j == i || b.kind != ast::ExprKind::Index || keys[i] == keys[j]) continue;
+        bool constant = a.rhs->kind == ast::ExprKind::IntLit && b.rhs->kind == ast::ExprKind::IntLit;
+        if (!constant && place_key(*a.lhs) == place_key(*b.lhs) && !place_key(*a.lhs).empty())
+          info_.borrow_guards[&e].push_back({i, j});
+      }
+    }
     for (size_t i = 0; i < e.args.size(); ++i) {
       bool take = i + first < fn->params.size() && fn->params[i + first]->conv == ast::ParamConv::Take;
       if (take)

@@ -1,6 +1,7 @@
 // What sema hands to codegen: the program's classes and functions, with every
 // AST expression annotated (Expr::type, Expr::sym) and every local declared.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -143,6 +144,10 @@ struct ProgramInfo {
   ClassInfo* error_class = nullptr;              // the predeclared Error record
   ast::Program* program = nullptr;
   std::vector<std::unique_ptr<Symbol>> extra_symbols;  // symbols made during checking
+  // Calls whose `mut` arguments might alias through run-time indices
+  // (`f(xs[i], xs[j])`): pairs of argument positions codegen must compare
+  // before the call, trapping BORROW (2) when they are the same element (§15.3).
+  std::map<const ast::Expr*, std::vector<std::pair<size_t, size_t>>> borrow_guards;
 };
 
 }  // namespace wo::sema
