@@ -34,16 +34,60 @@ typedef struct WoText {
   char bytes[];                  // len bytes, then a NUL (not counted) for C interop
 } WoText;
 
-// Element kinds of a list, so the list can release its elements.
-enum { WO_ELEM_SCALAR = 0, WO_ELEM_HEAP = 1 };
+// Element kinds of a list (and key/value kinds of a map): tell the runtime
+// whether a slot owns a heap value (bit 0 set: released on destroy and on
+// overwrite) and how slots order (`sort`). Values 0 and 1 keep their original
+// meaning, so code that only knows SCALAR/HEAP still gets correct ownership.
+enum {
+  WO_ELEM_SCALAR = 0,            // Int, Bool, Timestamp, Id: ordered as signed int64
+  WO_ELEM_INT = 0,               //   (the same kind, by its other name)
+  WO_ELEM_HEAP = 1,              // owned objects with no order: class, multi, map, payload union
+  WO_ELEM_FLOAT = 2,             // Float bits: ordered by wo_float_cmp (total order)
+  WO_ELEM_TEXT = 3,              // Text (heap): ordered bytewise, shorter prefix first
+  WO_ELEM_BYTES = 5              // Bytes (heap): ordered bytewise, shorter prefix first
+};
+#define WO_ELEM_IS_HEAP(kind) (((kind) & 1) != 0)
 
+// `multi T`. `data[0 .. len)` are the elements; the allocation may start
+// `off` slots before `data` (room left by `shift`, reused on growth).
 typedef struct WoList {
   WoHeader h;
   int64_t len;
-  int64_t cap;
-  int64_t elem_kind;             // WO_ELEM_SCALAR or WO_ELEM_HEAP
+  int64_t cap;                   // slots available from `data` on
+  int64_t elem_kind;             // a WO_ELEM_* kind
   uint64_t* data;
+  int64_t off;                   // slots freed at the front by shift (allocation = data - off)
 } WoList;
+
+// `map<K, V>`: insertion-ordered hash map. Generated code reads nothing but
+// `len` directly; everything else is private to the runtime (map.cpp).
+typedef struct WoMapEntry WoMapEntry;
+typedef struct WoMap {
+  WoHeader h;
+  int64_t len;                   // live entries
+  int64_t key_kind;              // WO_ELEM_INT or WO_ELEM_TEXT
+  int64_t val_kind;              // any WO_ELEM_* kind
+  int64_t used;                  // entry slots in use (live + removed)
+  int64_t cap;                   // entry slots allocated
+  WoMapEntry* entries;           // insertion order; removed entries are holes until compaction
+  uint32_t* index;               // open-addressing table of entry numbers + 1 (0 empty)
+  int64_t index_mask;            // index size - 1 (size is a power of two), or -1 before the first set
+} WoMap;
+
+// `Bytes`: the same layout as WoText (header, len, bytes, a NUL not counted)
+// but a distinct static type; no run-time tag (sema keeps Text and Bytes
+// apart). Immutable, so a Text and a Bytes may share one object.
+typedef struct WoBytes {
+  WoHeader h;
+  int64_t len;
+  char bytes[];
+} WoBytes;
+
+// The nil of a `?T` (builtins.md §1.2) as it crosses the ABI in a 64-bit word:
+// Int-shaped and Bool scalars use WO_NIL_SCALAR, Float the quiet-NaN payload
+// WO_NIL_FLOAT_BITS (compare bits, not values), heap values NULL.
+#define WO_NIL_SCALAR ((int64_t)(-(INT64_C(1) << 62)))
+#define WO_NIL_FLOAT_BITS UINT64_C(0x7FF8000000000EE1)
 
 // Where a trap is raised: emitted by codegen as a constant per call site.
 typedef struct WoSite {
@@ -59,6 +103,81 @@ typedef struct WoError {
   WoText* method;
   WoText* msg;
 } WoError;
+
+// The other predeclared records the runtime builds (builtins.md §11): a header
+// then one 8-byte slot per field in spec order (Int as int64, Bool as int64
+// 0/1, Text as an owned WoText*). Their destroy functions are the runtime's.
+typedef struct WoStat {          // fs.stat
+  WoHeader h;
+  int64_t size;
+  int64_t mtime;                 // ms since the epoch, second resolution
+  int64_t inode;
+  int64_t dir;                   // Bool
+} WoStat;
+
+typedef struct WoTimeParts {     // time.local
+  WoHeader h;
+  int64_t year;
+  int64_t month;                 // 1..12
+  int64_t day;                   // 1..31
+  int64_t hour;
+  int64_t minute;
+  int64_t second;
+  int64_t dow;                   // 0 = Sunday
+} WoTimeParts;
+
+typedef struct WoProc {          // proc.run, proc.run_dl
+  WoHeader h;
+  int64_t code;                  // exit status; -1 killed by a signal; 127 exec failed
+  WoText* out;
+  WoText* err;
+} WoProc;
+
+// ---- type descriptors (json.encode / json.decode) ----------------------------
+// Emitted by codegen as constants, one per type that reaches a json call.
+// Where a value lives, and how wide it is:
+//   INT        int64 (Int, Timestamp, Id)
+//   FLOAT      double
+//   BOOL       one byte 0/1 in a class field or value slot (the low byte of a
+//              64-bit list/map slot, which holds 0/1)
+//   TEXT, BYTES, JSON_VALUE, CLASS, LIST, MAP   a pointer (NULL = nil)
+//   NULLABLE   a 64-bit word: the inner value, or its nil (WO_NIL_SCALAR for
+//              Int/Bool, WO_NIL_FLOAT_BITS for Float, NULL for heap values)
+// JSON_VALUE is a Text holding one raw JSON value (json.Value).
+enum {
+  WO_TY_INT = 0,
+  WO_TY_FLOAT = 1,
+  WO_TY_BOOL = 2,
+  WO_TY_TEXT = 3,
+  WO_TY_BYTES = 4,
+  WO_TY_CLASS = 5,               // `cls` set
+  WO_TY_LIST = 6,                // `elem` = element type
+  WO_TY_MAP = 7,                 // `elem` = key type (INT or TEXT), `value` = value type
+  WO_TY_NULLABLE = 8,            // `elem` = the non-nullable inner type
+  WO_TY_JSON_VALUE = 9
+};
+
+struct WoClassDesc;
+typedef struct WoTypeDesc {
+  int64_t kind;                  // WO_TY_*
+  const struct WoTypeDesc* elem;
+  const struct WoTypeDesc* value;
+  const struct WoClassDesc* cls;
+} WoTypeDesc;
+
+typedef struct WoFieldDesc {
+  const char* name;              // NUL-terminated, the JSON key
+  const WoTypeDesc* type;
+  int64_t offset;                // byte offset from the start of the object
+} WoFieldDesc;
+
+typedef struct WoClassDesc {
+  const char* name;
+  int64_t size;                  // whole object, header included (for wo_alloc)
+  void (*destroy)(void* self);   // what wo_alloc is given for this class
+  int64_t nfields;
+  const WoFieldDesc* fields;     // declaration order
+} WoClassDesc;
 
 // ---- memory ---------------------------------------------------------------
 // `size` counts the whole object, WoHeader included. Allocation failure
@@ -127,6 +246,8 @@ int64_t wo_last_index_of(WoText* t, WoText* n);
 WoList* wo_split(WoText* t, WoText* sep, const WoSite* site);
 WoList* wo_split_ws(WoText* t);
 WoText* wo_join(WoList* xs, WoText* sep);
+// ?Int: WO_NIL_SCALAR when there are no digits or the value overflows int64.
+int64_t wo_parse_int(WoText* t);
 
 // ---- lists ----------------------------------------------------------------
 // push/set take ownership of `v` even when they trap (the list releases it).
@@ -136,7 +257,92 @@ void wo_list_push(WoList* xs, uint64_t v);                   // takes ownership 
 uint64_t wo_list_get(WoList* xs, int64_t i, const WoSite* site);   // borrowed
 uint64_t wo_list_latest(WoList* xs, const WoSite* site);           // borrowed
 uint64_t wo_list_pop(WoList* xs, const WoSite* site);              // owned
+uint64_t wo_list_shift(WoList* xs, const WoSite* site);            // owned; O(1)
 void wo_list_set(WoList* xs, int64_t i, uint64_t v, const WoSite* site);  // takes v, releases old
+// A new list of elements [from, to), both clamped to [0, len] (to < from:
+// empty). Text/Bytes elements are shared (immutable); WO_ELEM_HEAP lists
+// trap BOUNDS `wrong container type`.
+WoList* wo_list_slice(WoList* xs, int64_t from, int64_t to, const WoSite* site);
+// In place, stable. SCALAR: signed int64; FLOAT: wo_float_cmp; TEXT/BYTES:
+// bytes, shorter prefix first; WO_ELEM_HEAP traps BOUNDS `wrong container type`.
+void wo_list_sort(WoList* xs, const WoSite* site);
+void wo_list_reverse(WoList* xs);
+
+// ---- maps -----------------------------------------------------------------
+// Keys and values cross as 64-bit slots (Int as-is, Text as the pointer).
+// A new Text key is retained by the map (the caller keeps its reference); a
+// replaced entry keeps its original key object. `set` takes ownership of the
+// value even when it traps; the replaced value is released. Reads lend.
+// Order: insertion order of the live keys; a removed key that is set again
+// goes to the end. A nil Text key is never present (lookups miss, `set`
+// traps BOUNDS `null receiver`).
+WoMap* wo_map_new(int64_t key_kind, int64_t val_kind);       // owned, empty
+int64_t wo_map_len(WoMap* m);
+bool wo_map_has(WoMap* m, uint64_t key);
+uint64_t wo_map_get(WoMap* m, uint64_t key, const WoSite* site);  // borrowed; KEY 7 when absent
+// `m[k]` (?V): the value (borrowed) or the nil of val_kind (NULL for heap
+// kinds, WO_NIL_FLOAT_BITS for FLOAT, WO_NIL_SCALAR otherwise).
+uint64_t wo_map_get_opt(WoMap* m, uint64_t key);
+bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out);  // found flag; *out borrowed
+void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site);
+bool wo_map_remove(WoMap* m, uint64_t key);              // releases key and value
+uint64_t wo_map_key_at(WoMap* m, int64_t i, const WoSite* site);  // borrowed; BOUNDS
+uint64_t wo_map_val_at(WoMap* m, int64_t i, const WoSite* site);  // borrowed; BOUNDS
+// Iteration (`for k, v in m`): the first live entry at a position >= pos, its
+// key and value lent through *key / *val; returns its position, or -1 at the
+// end. Loop: p = wo_map_iter(m, 0, &k, &v); while (p >= 0) { body;
+// p = wo_map_iter(m, p + 1, &k, &v); }. Removing entries during the loop
+// is memory-safe and keeps positions (the rest is visited in order); adding
+// keys is memory-safe but may compact the entries, so the loop may then skip
+// or revisit some. k/v are lent: replacing or removing the current entry
+// releases them.
+int64_t wo_map_iter(WoMap* m, int64_t pos, uint64_t* key, uint64_t* val);
+
+// ---- Bytes, base64, digests (builtins.md §5) ---------------------------------
+WoBytes* wo_bytes_new(const char* bytes, int64_t len);       // owned copy
+WoBytes* wo_bytes_of_text(WoText* t);                        // owned (may share t)
+WoText* wo_text_of_bytes(WoBytes* b);                        // owned (may share b)
+int64_t wo_bytes_len(WoBytes* b);
+int64_t wo_bytes_at(WoBytes* b, int64_t i, const WoSite* site);   // BOUNDS
+WoBytes* wo_bytes_slice(WoBytes* b, int64_t start, int64_t n);    // clamped like substr
+WoBytes* wo_bytes_concat(WoBytes* a, WoBytes* b);                 // > 4 GiB traps OOM
+bool wo_bytes_eq(WoBytes* a, WoBytes* b);
+WoText* wo_base64_encode(WoBytes* b);
+WoBytes* wo_base64_decode(WoText* t);                        // NULL (nil) when malformed
+WoBytes* wo_sha1(WoBytes* b);                                // 20 bytes
+WoBytes* wo_sha256(WoBytes* b);                              // 32 bytes
+WoBytes* wo_hmac_sha256(WoBytes* key, WoBytes* msg);         // 32 bytes
+
+// ---- time, env (builtins.md §8) -----------------------------------------------
+// time.now is wo_now.
+int64_t wo_time_ticks(void);                                 // CLOCK_MONOTONIC, µs
+void wo_time_sleep(int64_t ms);
+WoTimeParts* wo_time_local(int64_t ms, const WoSite* site); // BOUNDS if not representable
+WoText* wo_time_iso(int64_t ms);                             // UTC `YYYY-MM-DDTHH:MM:SSZ`
+WoText* wo_env_get(WoText* name);                            // NULL when unset
+bool wo_env_stopping(void);
+
+// ---- fs, proc (builtins.md §9) --------------------------------------------------
+// OS failures trap IO (9) with strerror(errno) as the message.
+bool wo_fs_exists(WoText* path);
+WoList* wo_fs_list(WoText* dir, const WoSite* site);          // names sorted bytewise
+WoStat* wo_fs_stat(WoText* path);                            // NULL when stat fails
+WoText* wo_fs_read_all(WoText* path, int64_t cap, const WoSite* site);
+WoText* wo_fs_read_at(WoText* path, int64_t offset, int64_t n, const WoSite* site);
+void wo_fs_append(WoText* path, WoText* t, const WoSite* site);
+WoProc* wo_proc_run(WoText* cmd, WoList* args, const WoSite* site);
+// Bounds <= 0 pick the defaults (30000 ms, 1 MiB, 64 KiB). Deadline expiry:
+// NULL (nil) here, a trap in wo_proc_run.
+WoProc* wo_proc_run_dl(WoText* cmd, WoList* args, int64_t deadline_ms, int64_t out_cap,
+                       int64_t err_cap, const WoSite* site);
+
+// ---- json (builtins.md §11, language.md §10.9) ----------------------------------
+// `value` points at the value in its field representation (see WoTypeDesc).
+// Traps STACK (3) past 1000 levels of nesting (a cyclic traced object).
+WoText* wo_json_encode(const void* value, const WoTypeDesc* type, const WoSite* site);
+// The owned `?T` word: the decoded value, or T's nil when the text is
+// malformed or does not fit T. Never traps (except OOM).
+uint64_t wo_json_decode(WoText* text, const WoTypeDesc* type);
 
 #ifdef __cplusplus
 }

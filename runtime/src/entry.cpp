@@ -17,7 +17,7 @@ namespace {
 // args: a multi Text of argv[1..] (the program path excluded).
 WoList* make_args(int argc, char** argv) {
   int64_t n = argc > 1 ? argc - 1 : 0;
-  WoList* args = wo_list_new(WO_ELEM_HEAP, n);
+  WoList* args = wo_list_new(WO_ELEM_TEXT, n);
   wo::OwnedGuard guard(args);
   for (int64_t i = 0; i < n; ++i) {
     const char* a = argv[i + 1];

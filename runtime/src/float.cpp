@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "float_render.h"
 #include "heap.h"
 #include "trap.h"
 
-namespace {
+namespace wo {
 
-// Writes the rendering of `f` to `out` (at least 32 bytes); returns its length.
 size_t render_float(double f, char* out) {
   if (std::isnan(f)) return std::memcpy(out, "nan", 3), 3;
   char* w = out;
@@ -74,13 +74,13 @@ size_t render_float(double f, char* out) {
   return static_cast<size_t>(w - out);
 }
 
-}  // namespace
+}  // namespace wo
 
 extern "C" {
 
 WoText* wo_float_to_text(double f) {
   char buf[48];
-  return wo::text_from(buf, render_float(f, buf));
+  return wo::text_from(buf, wo::render_float(f, buf));
 }
 
 double wo_float_of_int(int64_t n) { return static_cast<double>(n); }

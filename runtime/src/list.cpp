@@ -1,9 +1,14 @@
-// `multi T`: a growable array of 64-bit slots (builtins.md §6). A list of
-// WO_ELEM_HEAP owns its elements: it releases them when destroyed or
-// overwritten (wo_list_set); wo_list_pop hands ownership to the caller;
-// get/latest lend. A value passed to push/set is owned by the list from the
-// call on, even when the call traps (it is then released).
+// `multi T`: a growable array of 64-bit slots (builtins.md §6). A list whose
+// elem_kind has the heap bit (WO_ELEM_IS_HEAP) owns its elements: it releases
+// them when destroyed or overwritten (wo_list_set); pop/shift hand ownership
+// to the caller; get/latest lend. A value passed to push/set is owned by the
+// list from the call on, even when the call traps (it is then released).
+//
+// `shift` is O(1): it advances `data` and counts the freed front slots in
+// `off`; growth reuses them (compacting to the front) before reallocating.
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "heap.h"
 #include "trap.h"
@@ -12,26 +17,60 @@ namespace {
 
 constexpr int64_t kMaxCap = INT64_MAX / 16;
 
+uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nullptr; }
+
 void list_destroy(void* self) {
   auto* xs = static_cast<WoList*>(self);
-  if (xs->elem_kind == WO_ELEM_HEAP)
+  if (WO_ELEM_IS_HEAP(xs->elem_kind))
     for (int64_t i = 0; i < xs->len; ++i) wo_release(reinterpret_cast<void*>(xs->data[i]));
-  std::free(xs->data);
+  std::free(base_of(xs));
 }
 
 void drop_slot(const WoList* xs, uint64_t v) {
-  if (xs->elem_kind == WO_ELEM_HEAP) wo_release(reinterpret_cast<void*>(v));
+  if (WO_ELEM_IS_HEAP(xs->elem_kind)) wo_release(reinterpret_cast<void*>(v));
 }
 
+// Makes room for one more element. Front slots freed by shift are reclaimed
+// first when they are at least half of the allocation (amortised O(1) for a
+// queue that pushes and shifts); otherwise the allocation doubles.
 [[gnu::noinline, gnu::cold]] void grow(WoList* xs, uint64_t pending) {
-  int64_t cap = xs->cap < 4 ? 4 : xs->cap * 2;
-  void* data = cap > kMaxCap ? nullptr : std::realloc(xs->data, static_cast<size_t>(cap) * sizeof(uint64_t));
+  uint64_t* base = base_of(xs);
+  int64_t total = xs->cap + xs->off;
+  if (xs->off > 0 && xs->off >= xs->len) {  // at least half free at the front: compact
+    std::memmove(base, xs->data, static_cast<size_t>(xs->len) * sizeof(uint64_t));
+    xs->data = base;
+    xs->cap = total;
+    xs->off = 0;
+    return;
+  }
+  int64_t cap = total < 4 ? 4 : total * 2;
+  void* data = cap > kMaxCap ? nullptr : std::realloc(base, static_cast<size_t>(cap) * sizeof(uint64_t));
   if (!data) {
     drop_slot(xs, pending);
     wo::raise_oom();
   }
-  xs->data = static_cast<uint64_t*>(data);
+  auto* nb = static_cast<uint64_t*>(data);
+  if (xs->off > 0) std::memmove(nb, nb + xs->off, static_cast<size_t>(xs->len) * sizeof(uint64_t));
+  xs->data = nb;
   xs->cap = cap;
+  xs->off = 0;
+}
+
+[[noreturn]] void wrong_container(const WoSite* site) { wo::raise(6, site, "wrong container type"); }
+
+// Bytewise order of two Text/Bytes objects (same layout), shorter prefix first.
+bool bytes_less(uint64_t a, uint64_t b) {
+  auto* x = reinterpret_cast<const WoText*>(a);
+  auto* y = reinterpret_cast<const WoText*>(b);
+  int64_t n = std::min(x->len, y->len);
+  int c = n ? std::memcmp(x->bytes, y->bytes, static_cast<size_t>(n)) : 0;
+  return c < 0 || (c == 0 && x->len < y->len);
+}
+
+double as_double(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, sizeof d);
+  return d;
 }
 
 }  // namespace
@@ -55,6 +94,7 @@ WoList* wo_list_new(int64_t elem_kind, int64_t capacity) {
   xs->cap = capacity;
   xs->elem_kind = elem_kind;
   xs->data = data;
+  xs->off = 0;
   return xs;
 }
 
@@ -91,6 +131,23 @@ uint64_t wo_list_pop(WoList* xs, const WoSite* site) {
   return xs->data[--xs->len];
 }
 
+uint64_t wo_list_shift(WoList* xs, const WoSite* site) {
+  wo::need(xs, site);
+  if (xs->len == 0) [[unlikely]]
+    wo::raise(6, site, "`shift` on an empty multi");
+  uint64_t v = xs->data[0];
+  if (--xs->len == 0) {  // empty again: the whole allocation is free
+    xs->cap += xs->off;
+    xs->data = base_of(xs);
+    xs->off = 0;
+  } else {
+    ++xs->data;
+    ++xs->off;
+    --xs->cap;
+  }
+  return v;
+}
+
 void wo_list_set(WoList* xs, int64_t i, uint64_t v, const WoSite* site) {
   wo::need(xs, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(xs->len)) [[unlikely]] {
@@ -100,6 +157,51 @@ void wo_list_set(WoList* xs, int64_t i, uint64_t v, const WoSite* site) {
   uint64_t old = xs->data[i];
   xs->data[i] = v;
   drop_slot(xs, old);
+}
+
+WoList* wo_list_slice(WoList* xs, int64_t from, int64_t to, const WoSite* site) {
+  wo::need(xs, site);
+  if (xs->elem_kind == WO_ELEM_HEAP) [[unlikely]]
+    wrong_container(site);
+  from = std::clamp<int64_t>(from, 0, xs->len);
+  to = std::clamp<int64_t>(to, from, xs->len);
+  int64_t n = to - from;
+  WoList* out = wo_list_new(xs->elem_kind, n);
+  if (n) std::memcpy(out->data, xs->data + from, static_cast<size_t>(n) * sizeof(uint64_t));
+  out->len = n;
+  if (WO_ELEM_IS_HEAP(xs->elem_kind))  // Text/Bytes: immutable, so shared
+    for (int64_t i = 0; i < n; ++i) wo_retain(reinterpret_cast<void*>(out->data[i]));
+  return out;
+}
+
+void wo_list_sort(WoList* xs, const WoSite* site) {
+  wo::need(xs, site);
+  uint64_t* b = xs->data;
+  uint64_t* e = xs->data + xs->len;
+  switch (xs->elem_kind) {
+    case WO_ELEM_SCALAR:
+      std::stable_sort(b, e, [](uint64_t x, uint64_t y) {
+        return static_cast<int64_t>(x) < static_cast<int64_t>(y);
+      });
+      return;
+    case WO_ELEM_FLOAT:
+      std::stable_sort(b, e, [](uint64_t x, uint64_t y) { return wo_float_cmp(as_double(x), as_double(y)) < 0; });
+      return;
+    case WO_ELEM_TEXT:
+    case WO_ELEM_BYTES:
+      for (int64_t i = 0; i < xs->len; ++i)
+        if (!b[i]) [[unlikely]]
+          wo::raise(6, site, "not a text value");
+      std::stable_sort(b, e, bytes_less);
+      return;
+    default:
+      wrong_container(site);
+  }
+}
+
+void wo_list_reverse(WoList* xs) {
+  wo::need(xs);
+  std::reverse(xs->data, xs->data + xs->len);
 }
 
 }  // extern "C"

@@ -194,4 +194,25 @@ int64_t wo_last_index_of(WoText* t, WoText* n) {
   return -1;
 }
 
+// ?Int (builtins.md §3): leading whitespace (space, tab, LF, CR), an optional
+// sign, then decimal digits up to the first non-digit ("12px" -> 12). No
+// digits, or a value outside int64, is nil (WO_NIL_SCALAR): docs/decisions/0007.
+int64_t wo_parse_int(WoText* t) {
+  need(t);
+  const char* p = t->bytes;
+  const char* end = p + t->len;
+  while (p < end && wo::is_ws(*p)) ++p;
+  bool neg = false;
+  if (p < end && (*p == '+' || *p == '-')) neg = *p++ == '-';
+  if (p == end || *p < '0' || *p > '9') return WO_NIL_SCALAR;
+  uint64_t mag = 0;
+  const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+    uint64_t d = static_cast<uint64_t>(*p - '0');
+    if (mag > (limit - d) / 10) return WO_NIL_SCALAR;
+    mag = mag * 10 + d;
+  }
+  return neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+}
+
 }  // extern "C"

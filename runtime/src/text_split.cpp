@@ -1,5 +1,5 @@
 // The Text builtins that cross into lists: split, split_ws and join
-// (builtins.md §3). Results are `multi Text` lists (WO_ELEM_HEAP) owning
+// (builtins.md §3). Results are `multi Text` lists (WO_ELEM_TEXT) owning
 // fresh Texts.
 #include <cstring>
 
@@ -22,7 +22,7 @@ WoList* wo_split(WoText* t, WoText* sep, const WoSite* site) {
   wo::need(sep, site);
   if (sep->len == 0) [[unlikely]]
     wo::raise(6, site, "split: empty separator");
-  WoList* out = wo_list_new(WO_ELEM_HEAP, 4);
+  WoList* out = wo_list_new(WO_ELEM_TEXT, 4);
   wo::OwnedGuard guard(out);
   const char* p = t->bytes;
   const char* end = t->bytes + t->len;
@@ -41,7 +41,7 @@ WoList* wo_split(WoText* t, WoText* sep, const WoSite* site) {
 
 WoList* wo_split_ws(WoText* t) {
   wo::need(t);
-  WoList* out = wo_list_new(WO_ELEM_HEAP, 0);
+  WoList* out = wo_list_new(WO_ELEM_TEXT, 0);
   wo::OwnedGuard guard(out);
   int64_t i = 0;
   while (i < t->len) {
@@ -58,7 +58,7 @@ WoText* wo_join(WoList* xs, WoText* sep) {
   wo::need(xs);
   wo::need(sep);
   if (xs->len == 0) return wo::text_alloc(0);
-  if (xs->elem_kind != WO_ELEM_HEAP) [[unlikely]]
+  if (xs->elem_kind != WO_ELEM_TEXT && xs->elem_kind != WO_ELEM_HEAP) [[unlikely]]
     wo::raise(6, nullptr, "not a text value");
   auto at = [xs](int64_t i) { return reinterpret_cast<WoText*>(xs->data[i]); };
   int64_t total = sep->len * (xs->len - 1);

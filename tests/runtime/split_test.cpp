@@ -17,19 +17,19 @@ const WoSite kSite{"parse", 17};
 V split(std::string_view t, std::string_view sep) {
   OText a(text(t)), s(text(sep));
   OList xs(wo_split(a, s, &kSite));
-  CHECK(xs->elem_kind == WO_ELEM_HEAP);
+  CHECK(xs->elem_kind == WO_ELEM_TEXT);
   return texts(xs);
 }
 
 V split_ws(std::string_view t) {
   OText a(text(t));
   OList xs(wo_split_ws(a));
-  CHECK(xs->elem_kind == WO_ELEM_HEAP);
+  CHECK(xs->elem_kind == WO_ELEM_TEXT);
   return texts(xs);
 }
 
 std::string join(const V& parts, std::string_view sep) {
-  OList xs(wo_list_new(WO_ELEM_HEAP, 0));
+  OList xs(wo_list_new(WO_ELEM_TEXT, 0));
   for (const auto& p : parts) wo_list_push(xs, reinterpret_cast<uint64_t>(text(p)));
   OText s(text(sep));
   OText r(wo_join(xs, s));

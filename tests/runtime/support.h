@@ -6,11 +6,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "runtime/src/trap.h"
 #include "wo_runtime.h"
 
 namespace wotest {
@@ -37,6 +39,37 @@ class Owned {
 
 using OText = Owned<WoText>;
 using OList = Owned<WoList>;
+using OMap = Owned<WoMap>;
+using OBytes = Owned<WoBytes>;
+
+inline WoBytes* bytes(std::string_view s) { return wo_bytes_new(s.data(), static_cast<int64_t>(s.size())); }
+inline std::string str(const WoBytes* b) { return std::string(b->bytes, static_cast<size_t>(b->len)); }
+
+// The trap raised by f(), or one with code 0 when f() returned normally.
+template <class F>
+wo::Trap trapped(F f) {
+  try {
+    f();
+  } catch (const wo::Trap& t) {
+    return t;
+  }
+  return wo::Trap{0, 0, "", ""};
+}
+
+// Slot <-> value helpers for lists and maps.
+inline uint64_t pslot(const void* p) { return reinterpret_cast<uint64_t>(p); }
+inline uint64_t islot(int64_t n) { return static_cast<uint64_t>(n); }
+inline uint64_t fslot(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+inline double fval(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+}
+inline WoText* tslot(uint64_t u) { return reinterpret_cast<WoText*>(u); }
 
 // Runs f() with file descriptor `fd` (1 or 2) redirected to a temp file;
 // returns what was written there.

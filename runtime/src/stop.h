@@ -1,0 +1,13 @@
+// The SIGTERM/SIGINT latch of env.stopping() (builtins.md §1.4, §8): armed by
+// the first call; once armed, a signal ends a blocking builtin (time.sleep,
+// proc.run's wait) by ending the program with status 0, while the `_dl`
+// variants return their timeout value instead.
+#pragma once
+
+namespace wo {
+
+bool stop_armed();
+bool stop_requested();     // a SIGTERM/SIGINT arrived since the latch was armed
+[[noreturn]] void stop_exit();  // flushes stdout/stderr and exits with status 0
+
+}  // namespace wo
