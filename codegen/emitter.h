@@ -69,6 +69,10 @@ class Emitter {
   llvm::Function* builtin_fn(const sema::BuiltinSig& b);
   llvm::Type* llvm_type(const Type* t);
   llvm::Type* slot_code_type(char code);
+  llvm::Type* result_code_type(std::string_view r);
+  int64_t elem_kind(const Type* t);                  // WO_ELEM_* for a list element / map key or value
+  llvm::Constant* type_desc(const Type* t);         // WoTypeDesc for json
+  llvm::Constant* class_desc(const ClassInfo* cls); // WoClassDesc for json
   const ClassLayout& layout(const ClassInfo* cls);
   // Payload unions: each variant is a heap object { rc, destroy, i64 tag, payload... };
   // bare variants of such a union are immortal constants. Bare-only unions are i64 tags.
@@ -143,6 +147,8 @@ class Emitter {
   Val emit_interp(const ast::Expr& e);
   Val emit_field_default(const sema::FieldInfo& f);
   Val emit_variant(const ast::Expr& e);          // a bare variant name or V(args)
+  Val emit_map_index(const ast::Expr& e);        // `m[k]`: ?V
+  void emit_for_map(const ast::Stmt& s);
   Val emit_iface_call(const ast::Expr& e);
   // Converts a value of type `from` for a slot of type `to`: wraps T into ?T,
   // nil into its sentinel, a class into an interface box, unwraps a ?T argument.
@@ -173,6 +179,8 @@ class Emitter {
   std::map<std::pair<const sema::UnionInfo*, int>, llvm::Constant*> bare_variants_;
   std::map<std::pair<const ClassInfo*, const sema::InterfaceInfo*>, llvm::Constant*> vtables_;
   llvm::StructType* box_type_ = nullptr;
+  std::map<const Type*, llvm::GlobalVariable*> type_descs_;
+  std::map<const ClassInfo*, llvm::GlobalVariable*> class_descs_;
   llvm::Function* box_destroy_ = nullptr;
   std::map<std::string, llvm::Constant*> text_literals_;
   std::map<std::pair<std::string, int64_t>, llvm::Constant*> sites_;

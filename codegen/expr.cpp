@@ -43,6 +43,9 @@ Val Emitter::emit_expr(const ast::Expr& e) {
     case ExprKind::Ctor: return emit_ctor(e);
     case ExprKind::Try: return emit_try(e);
     case ExprKind::Switch: return emit_switch(e);
+    case ExprKind::As: return emit_expr(*e.lhs);  // the decode call already knows its target (sema)
+    case ExprKind::EmptyMap:
+      return own_temp(call(rt("wo_map_new"), {b_.getInt64(elem_kind(e.type->elem)), b_.getInt64(elem_kind(e.type->value))}));
     default: break;
   }
   // Sema rejects every other form before codegen runs.
@@ -299,6 +302,12 @@ Val Emitter::binary_values(int64_t line, BinaryOp op, Val lv, Val rv, const Type
 
 Val Emitter::emit_call(const ast::Expr& e) {
   const Symbol* s = e.sym;
+  if (!s) {
+    // multi_new() / map_new(): sema typed them from their destination.
+    if (e.type->kind == TypeKind::List)
+      return own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(e.type->elem)), b_.getInt64(0)}));
+    return own_temp(call(rt("wo_map_new"), {b_.getInt64(elem_kind(e.type->elem)), b_.getInt64(elem_kind(e.type->value))}));
+  }
   if (s->kind == sema::SymKind::Builtin) return emit_builtin(e);
   if (s->kind == sema::SymKind::Variant) return emit_variant(e);
   if (s->kind == sema::SymKind::IfaceMethod) return emit_iface_call(e);
@@ -332,36 +341,69 @@ Val Emitter::emit_call(const ast::Expr& e) {
 
 Val Emitter::emit_builtin(const ast::Expr& e) {
   const sema::BuiltinSig& sig = sema::builtin_table()[e.sym->builtin];
-  const Type* arg0 = e.args.empty() ? nullptr : e.args[0]->type;
+  const Type* arg0 = e.args.empty() ? nullptr : e.args[0]->type->base();
+  auto container_slot = [&](char code) -> const Type* {
+    if (code == 'e') return arg0->elem;
+    if (code == 'K') return arg0->elem;
+    return arg0->value;  // 'V'
+  };
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
     Val a = emit_expr(*e.args[i]);
     char code = sig.params[i];
-    if (code == 'e') {
-      const Type* elem = arg0->elem;
-      a = coerce(a, e.args[i]->type, elem);
-      args.push_back(to_slot(take_owned(a, elem), elem));  // the container takes ownership
+    const Type* at = e.args[i]->type;
+    if (code == 'e' || code == 'V' || code == 'K') {
+      const Type* slot_t = container_slot(code);
+      a = coerce(a, at, slot_t);
+      // Stored elements and values move in (the container releases them); keys are lent.
+      llvm::Value* v = code == 'K' ? a.v : take_owned(a, slot_t);
+      if (code == 'K' && slot_t->kind == TypeKind::Bool) v = a.v;
+      args.push_back(to_slot(v, slot_t));
+    } else if (code == 'a') {
+      // json.encode: a pointer to the value in its field representation, then its type.
+      llvm::AllocaInst* tmp = entry_alloca(llvm_type(at), "json.value");
+      b_.CreateStore(a.v, tmp);
+      args.push_back(tmp);
+      args.push_back(type_desc(at));
     } else if ((code == 'i' || code == 'n' || code == 'S') && a.v->getType() == i1_) {
       args.push_back(b_.CreateZExt(a.v, i64_));
     } else {
       args.push_back(a.v);
     }
   }
+  std::string_view r = sig.result;
+  bool nullable = !r.empty() && r[0] == '?';
+  char rc = nullable ? r[1] : (r.empty() ? 'v' : r[0]);
+  if (rc == 'X') args.push_back(type_desc(e.type->base()));
   if (sig.flags & sema::TRAPS) args.push_back(site(e.span.begin.line));
-  llvm::Value* r = call(builtin_fn(sig), args);
-  switch (sig.result[0]) {
-    case 'v': return Val{};
-    case 'e': {
-      const Type* elem = arg0->elem;
-      llvm::Value* v = from_slot(r, elem);
-      if ((sig.flags & sema::BORROWED) || !elem->is_heap()) return Val{v};
-      return own_temp(v);
-    }
-    case 't':
-    case 'T':
-    case 'y': return own_temp(r);
-    default: return Val{r};
+  llvm::Value* res = call(builtin_fn(sig), args);
+  if (rc == 'v') return Val{};
+  if (rc == 'e' || rc == 'K' || rc == 'V') {
+    const Type* t = container_slot(rc);
+    llvm::Value* v = from_slot(res, t);
+    if ((sig.flags & sema::BORROWED) || !t->is_heap()) return Val{v};
+    return own_temp(v);
   }
+  if (rc == 'X') {
+    // The ?T word: a pointer for heap T (NULL = nil).
+    llvm::Value* v = llvm_type(e.type)->isPointerTy() ? b_.CreateIntToPtr(res, ptr_) : res;
+    if (e.type->is_heap()) return own_temp(v);
+    return Val{v};
+  }
+  if (e.type->is_heap()) return own_temp(res);
+  return Val{res};
+}
+
+// `m[k]`: the optional read; the value is lent by the map (nil when absent).
+Val Emitter::emit_map_index(const ast::Expr& e) {
+  const Type* mt = e.lhs->type->base();
+  Val m = emit_expr(*e.lhs);
+  Val k = coerce(emit_expr(*e.rhs), e.rhs->type, mt->elem);
+  llvm::Value* raw = call(rt("wo_map_get_opt"), {m.v, to_slot(k.v, mt->elem)});
+  llvm::Type* want = llvm_type(e.type);
+  if (want->isPointerTy()) return Val{b_.CreateIntToPtr(raw, ptr_)};
+  if (want == f64_) return Val{b_.CreateBitCast(raw, f64_)};
+  return Val{raw};
 }
 
 Val Emitter::emit_member(const ast::Expr& e) {
@@ -369,10 +411,14 @@ Val Emitter::emit_member(const ast::Expr& e) {
   const Symbol* f = e.sym;
   const ClassLayout& l = layout(f->cls);
   llvm::Value* fp = b_.CreateStructGEP(l.type, obj.v, (unsigned)(f->field_index + 2));
-  return Val{b_.CreateLoad(llvm_type(f->type), fp, e.text)};
+  llvm::Type* stored = l.type->getElementType((unsigned)(f->field_index + 2));
+  llvm::Value* v = b_.CreateLoad(stored, fp, e.text);
+  if (stored != llvm_type(f->type)) v = b_.CreateTrunc(v, i1_);  // a runtime record's Bool slot
+  return Val{v};
 }
 
 Val Emitter::emit_index(const ast::Expr& e) {
+  if (e.lhs->type->base()->kind == TypeKind::Map) return emit_map_index(e);
   Val list = emit_expr(*e.lhs);
   Val idx = emit_expr(*e.rhs);
   llvm::Value* r = call(rt("wo_list_get"), {list.v, idx.v, site(e.span.begin.line)});
@@ -381,7 +427,7 @@ Val Emitter::emit_index(const ast::Expr& e) {
 
 Val Emitter::emit_list(const ast::Expr& e) {
   const Type* elem = e.type->elem;
-  Val list = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem->is_heap() ? 1 : 0),
+  Val list = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(elem)),
                                                b_.getInt64((int64_t)e.args.size())}));
   for (auto& item : e.args) {
     Val v = coerce(emit_expr(*item), item->type, elem);

@@ -35,6 +35,8 @@ llvm::Type* Emitter::llvm_type(const Type* t) {
       if (t->elem->is_heap()) return ptr_;
       if (t->elem->kind == TypeKind::Float) return f64_;
       return i64_;
+    case TypeKind::Bytes:
+    case TypeKind::Map: return ptr_;
     default: return ptr_;
   }
 }
@@ -101,17 +103,26 @@ llvm::Constant* Emitter::vtable(const ClassInfo* cls, const sema::InterfaceInfo*
   return vtables_[key] = gv;
 }
 
+// The ABI type of a builtins.def type code (a `?` prefix is skipped by the caller).
 llvm::Type* Emitter::slot_code_type(char code) {
   switch (code) {
     case 'v': return b_.getVoidTy();
     case 'b': return i1_;
     case 'f': return f64_;
-    case 't':
-    case 'T':
-    case 'L':
-    case 'y': return ptr_;
-    default: return i64_;  // i n S e
+    case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'a':
+      return ptr_;
+    default: return i64_;  // i n S e K V, and the ?X word
   }
+}
+
+llvm::Type* Emitter::result_code_type(std::string_view r) {
+  if (r.size() > 1 && r[0] == '?') {
+    char c = r[1];
+    if (c == 'n' || c == 'b' || c == 'X') return i64_;  // the nullable word
+    if (c == 'f') return f64_;
+    return ptr_;
+  }
+  return slot_code_type(r.empty() ? 'v' : r[0]);
 }
 
 namespace {
@@ -120,7 +131,9 @@ bool runtime_nounwind(const std::string& n) {
   static const char* names[] = {"wo_retain", "wo_release", "wo_text_eq", "wo_text_cmp", "wo_text_len",
                                 "wo_list_len", "wo_starts_with", "wo_ends_with", "wo_index_of",
                                 "wo_last_index_of", "wo_float_cmp", "wo_float_of_int", "wo_now",
-                                "wo_print", "wo_print_err", "wo_print_int", "wo_byte_at_nothrow"};
+                                "wo_print", "wo_print_err", "wo_print_int", "wo_time_ticks", "wo_env_stopping",
+                                "wo_map_len", "wo_map_has", "wo_map_get_opt", "wo_map_iter", "wo_bytes_len",
+                                "wo_bytes_eq"};
   for (auto* x : names)
     if (n == x) return true;
   return false;
@@ -149,13 +162,20 @@ void Emitter::declare_runtime() {
   decl("wo_text_cmp", i64_, {ptr_, ptr_});
   decl("wo_list_new", ptr_, {i64_, i64_});
   decl("wo_list_set", b_.getVoidTy(), {ptr_, i64_, i64_, ptr_});
+  decl("wo_map_new", ptr_, {i64_, i64_});
+  decl("wo_map_get_opt", i64_, {ptr_, i64_});
+  decl("wo_map_iter", i64_, {ptr_, i64_, ptr_, ptr_});
   for (auto& bi : sema::builtin_table()) {
     std::string sym(bi.symbol);
     if (runtime_.count(sym)) continue;
     std::vector<llvm::Type*> params;
-    for (char c : bi.params) params.push_back(slot_code_type(c));
+    for (char c : bi.params) {
+      params.push_back(slot_code_type(c));
+      if (c == 'a') params.push_back(ptr_);  // the value's WoTypeDesc
+    }
+    if (bi.result.find('X') != std::string_view::npos) params.push_back(ptr_);  // the target's WoTypeDesc
     if (bi.flags & sema::TRAPS) params.push_back(ptr_);
-    decl(sym, slot_code_type(bi.result[0]), params);
+    decl(sym, result_code_type(bi.result), params);
   }
   llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), true), llvm::Function::ExternalLinkage,
                          "__gxx_personality_v0", mod_.get());
@@ -218,7 +238,9 @@ const ClassLayout& Emitter::layout(const ClassInfo* cls) {
   if (it != layouts_.end()) return it->second;
   ClassLayout& l = layouts_[cls];
   std::vector<llvm::Type*> fields = {i64_, ptr_};
-  for (auto& f : cls->fields) fields.push_back(llvm_type(f.type));
+  for (auto& f : cls->fields)
+    // The runtime's records hold a Bool in a whole int64 slot (wo_runtime.h).
+    fields.push_back(cls->predeclared && f.type->kind == TypeKind::Bool ? i64_ : llvm_type(f.type));
   l.type = llvm::StructType::create(ctx_, fields, "class." + cls->name);
   if (cls->predeclared) return l;  // built and destroyed by the runtime
   auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);

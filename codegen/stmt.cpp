@@ -93,6 +93,15 @@ void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
     }
     return;
   }
+  if (target.lhs->type->base()->kind == TypeKind::Map) {
+    // `m[k] = v`: insert or replace; the map takes the value.
+    const Type* mt = target.lhs->type->base();
+    Val m = emit_expr(*target.lhs);
+    Val k = coerce(emit_expr(*target.rhs), target.rhs->type, mt->elem);
+    llvm::Value* owned = take_owned(value, t);
+    call(rt("wo_map_set"), {m.v, to_slot(k.v, mt->elem), to_slot(owned, t), site(target.span.begin.line)});
+    return;
+  }
   // Element of a multi.
   Val list = emit_expr(*target.lhs);
   Val index = emit_expr(*target.rhs);
@@ -195,7 +204,57 @@ void Emitter::emit_do_while(const ast::Stmt& s) {
   b_.SetInsertPoint(end_bb);
 }
 
+// `for k, v in m`: the runtime's iterator lends each live entry in insertion order.
+void Emitter::emit_for_map(const ast::Stmt& s) {
+  const Type* mt = s.expr->type;
+  push_scope();
+  llvm::AllocaInst* map_slot = heap_slot("for.map");
+  scopes_.back().push_back(map_slot);
+  push_temps();
+  Val mv = emit_expr(*s.expr);
+  b_.CreateStore(take_owned(mv, mt), map_slot);
+  pop_temps();
+  llvm::AllocaInst* pos = entry_alloca(i64_, "for.pos");
+  llvm::AllocaInst* kslot = entry_alloca(i64_, "for.key");
+  llvm::AllocaInst* vslot = entry_alloca(i64_, "for.val");
+  b_.CreateStore(b_.getInt64(0), pos);
+  llvm::BasicBlock* cond_bb = new_block("formap.cond");
+  llvm::BasicBlock* body_bb = new_block("formap.body");
+  llvm::BasicBlock* step_bb = new_block("formap.step");
+  llvm::BasicBlock* end_bb = new_block("formap.end");
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(cond_bb);
+  llvm::Value* m = b_.CreateLoad(ptr_, map_slot);
+  llvm::Value* p = call(rt("wo_map_iter"), {m, b_.CreateLoad(i64_, pos), kslot, vslot});
+  b_.CreateStore(p, pos);
+  b_.CreateCondBr(b_.CreateICmpSGE(p, b_.getInt64(0)), body_bb, end_bb);
+  b_.SetInsertPoint(body_bb);
+  push_scope();
+  auto bind = [&](const Symbol* sym, llvm::AllocaInst* raw) {
+    llvm::Value* v = from_slot(b_.CreateLoad(i64_, raw), sym->type);
+    llvm::AllocaInst* var = local_slot(sym);
+    if (sym->type->is_heap()) {
+      retain(v);  // the body may replace or remove the entry it is looking at
+      scopes_.back().push_back(var);
+    }
+    b_.CreateStore(v, var);
+  };
+  bind(s.sym, kslot);
+  bind(s.sym2, vslot);
+  loops_.push_back({end_bb, step_bb, scopes_.size(), scopes_.size() - 1, temps_.size()});
+  emit_block(*s.body);
+  loops_.pop_back();
+  if (!terminated()) b_.CreateBr(step_bb);
+  b_.SetInsertPoint(step_bb);
+  pop_scope();
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, pos), b_.getInt64(1)), pos);
+  b_.CreateBr(cond_bb);
+  b_.SetInsertPoint(end_bb);
+  pop_scope();
+}
+
 void Emitter::emit_for(const ast::Stmt& s) {
+  if (s.expr->type->kind == TypeKind::Map) return emit_for_map(s);
   const Type* list_t = s.expr->type;
   const Type* elem_t = list_t->elem;
   push_scope();

@@ -1,5 +1,6 @@
 // Expressions: names, operators, calls (user fns, methods, builtins),
 // fields, indexing, list and constructor literals, try/catch, switch.
+#include <functional>
 #include <set>
 
 #include "sema/checker.h"
@@ -79,8 +80,14 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
     case ast::ExprKind::Ctor: t = check_ctor(e, expected); break;
     case ast::ExprKind::Try: t = check_try(e, expected); break;
     case ast::ExprKind::Switch: t = check_switch(e, expected); break;
-    case ast::ExprKind::As: return not_implemented(e, "`as` (JSON decoding) is");
-    case ast::ExprKind::EmptyMap: return not_implemented(e, "maps are");
+    case ast::ExprKind::As: t = check_as(e); break;
+    case ast::ExprKind::EmptyMap:
+      if (!expected || expected->base()->kind != TypeKind::Map) {
+        error(DiagCode::E403, at(e.span), "`{}` needs a destination of declared map type, e.g. `let m: map<Text, Int> = {}`");
+        return e.type = types_.poison();
+      }
+      t = expected->base();
+      break;
     case ast::ExprKind::Spawn: return not_implemented(e, "actors (`spawn`) are");
     case ast::ExprKind::Insert: return not_implemented(e, "tables (`insert`) are");
     case ast::ExprKind::Delete: return not_implemented(e, "tables (`delete`) are");
@@ -273,7 +280,17 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       return check_user_call(e, *fn, 0);
     }
     if (VariantInfo* v = find_variant(n)) return check_variant_ctor(e, *v);
-    if (is_builtin_name(n)) return check_builtin_call(e, n);
+    if ((n == "multi_new" || n == "map_new") && e.args.empty()) {
+      // The element kinds are baked in at creation: a typed destination is required.
+      bool list = n == "multi_new";
+      if (!expected || expected->base()->kind != (list ? TypeKind::List : TypeKind::Map)) {
+        error(DiagCode::E403, at(e.span), "`" + n + "()` needs a destination of declared type, e.g. `let xs: " +
+                                              (list ? "multi Int" : "map<Text, Int>") + " = " + n + "()`");
+        return types_.poison();
+      }
+      return expected->base();
+    }
+    if (is_builtin_name(n)) return check_builtin_call(e, n, "", nullptr);
     for (auto& a : e.args) check_expr(*a);
     if (find_class(n)) {
       error(DiagCode::E403, at(callee.span), "`" + n + "` is a class: build one with `" + n + " { ... }`");
@@ -290,9 +307,19 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       if (UseEntry* u = find_alias(recv.text)) {
         u->used = true;
         if (u->stdlib) {
-          for (auto& a : e.args) check_expr(*a);
-          error(DiagCode::E406, at(callee.span), "`" + u->path + "." + m + "` is not available in woc yet");
-          return types_.poison();
+          if (!is_ns_member(u->path, m)) {
+            for (auto& a : e.args) check_expr(*a);
+            error(DiagCode::E406, at(callee.span), "the standard-library namespace `" + u->path + "` has no member `" + m + "`");
+            return types_.poison();
+          }
+          if (u->path == "json" && m == "decode" && !as_target_) {
+            for (auto& a : e.args) check_expr(*a);
+            error(DiagCode::E403, at(e.span), "`json.decode(t)` needs a target type: write `json.decode(t) as T`");
+            return types_.poison();
+          }
+          const Type* as_t = as_target_;
+          as_target_ = nullptr;
+          return check_builtin_call(e, m, u->path, as_t);
         }
         auto& mod = modules_[u->path];
         auto it = mod.fns.find(m);
@@ -377,6 +404,33 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
   return types_.poison();
 }
 
+// `json.decode(t) as T` is the only use of `as` (language.md §10.9): `?T`.
+const Type* Checker::check_as(ast::Expr& e) {
+  const Type* target = resolve_type(e.as_type.get());
+  ast::Expr& inner = *e.lhs;
+  bool is_decode = inner.kind == ast::ExprKind::Call && inner.lhs->kind == ast::ExprKind::Member &&
+                   inner.lhs->text == "decode" && inner.lhs->lhs->kind == ast::ExprKind::Name &&
+                   inner.lhs->lhs->text == "json" && !lookup_local("json");
+  if (!is_decode) {
+    check_expr(inner);
+    error(DiagCode::E403, at(e.span), "`as` only gives `json.decode(t)` its target type; there is no other cast");
+    return types_.poison();
+  }
+  if (target->is_poison()) {
+    check_expr(inner);
+    return target;
+  }
+  if (!json_encodable(target) || target->is_nullable()) {
+    check_expr(inner);
+    error(DiagCode::E403, at(e.as_type->span), "json.decode cannot build a value of type " + type_name(target));
+    return types_.poison();
+  }
+  as_target_ = target;
+  const Type* r = check_expr(inner);
+  as_target_ = nullptr;
+  return r;
+}
+
 const Type* Checker::check_variant_ctor(ast::Expr& e, VariantInfo& v) {
   e.lhs->sym = v.sym.get();
   e.sym = v.sym.get();
@@ -434,77 +488,138 @@ const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn, size_t) {
 
 namespace {
 // Does `t` fit builtin parameter class `code` (builtins.def)? `arg0` is the
-// type of the first argument (for `e`, the element of a multi).
+// type of the first argument (for `e`/`K`/`V`, the element, key or value).
 bool fits(char code, const Type* t, const Type* arg0) {
   if (t->is_poison()) return true;
   t = t->base();  // a ?T argument counts as its base type (builtins.md §1.3)
+  auto element_fits = [&](const Type* slot) {
+    // A class into a container of an interface is checked by check_flow (E205).
+    return assignable(slot, t) || (slot->base()->kind == TypeKind::Interface && t->kind == TypeKind::Class);
+  };
   switch (code) {
     case 'i': return t->is_int_like() || t->kind == TypeKind::Bool;
     case 'n': return t->is_int_like();
     case 'b': return t->kind == TypeKind::Bool;
     case 'f': return t->kind == TypeKind::Float;
     case 't': return t->kind == TypeKind::Text;
+    case 'y': return t->kind == TypeKind::Bytes;
     case 'S': return t->is_int_like();
     case 'L': return t->kind == TypeKind::List;
+    case 'M': return t->kind == TypeKind::Map;
     case 'T': return t->kind == TypeKind::List && t->elem->kind == TypeKind::Text;
+    case 'a': return t->kind != TypeKind::Void && t->kind != TypeKind::Nil;
     case 'e':
       if (!arg0 || arg0->kind != TypeKind::List) return true;
-      // A class into a multi of an interface is checked by check_flow (E205).
-      return assignable(arg0->elem, t) || (arg0->elem->base()->kind == TypeKind::Interface && t->kind == TypeKind::Class);
+      return element_fits(arg0->elem);
+    case 'K':
+      if (!arg0 || arg0->kind != TypeKind::Map) return true;
+      return assignable(arg0->elem, t);
+    case 'V':
+      if (!arg0 || arg0->kind != TypeKind::Map) return true;
+      return element_fits(arg0->value);
     default: return false;
   }
 }
 }  // namespace
 
-const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name) {
+// The result type of builtin result code `r` (builtins.def), given the arguments.
+const Type* Checker::builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type) {
+  bool nullable = !r.empty() && r[0] == '?';
+  if (nullable) r.remove_prefix(1);
+  const Type* arg0 = args.empty() ? nullptr : args[0];
+  const Type* t = types_.poison();
+  switch (r.empty() ? 'v' : r[0]) {
+    case 'v': return types_.void_();
+    case 'i':
+    case 'n': t = types_.int_(); break;
+    case 'b': t = types_.bool_(); break;
+    case 'f': t = types_.float_(); break;
+    case 't': t = types_.text(); break;
+    case 'y': t = types_.bytes(); break;
+    case 'S': t = types_.timestamp(); break;
+    case 'T': t = types_.list_of(types_.text()); break;
+    case '0': t = arg0 ? arg0 : types_.poison(); break;
+    case 'e': t = arg0 && arg0->kind == TypeKind::List ? arg0->elem : types_.poison(); break;
+    case 'K': t = arg0 && arg0->kind == TypeKind::Map ? arg0->elem : types_.poison(); break;
+    case 'V': t = arg0 && arg0->kind == TypeKind::Map ? arg0->value : types_.poison(); break;
+    case 'A': t = find_class("Stat")->type; break;
+    case 'D': t = find_class("TimeParts")->type; break;
+    case 'P': t = find_class("Proc")->type; break;
+    case 'X': t = as_type ? as_type : types_.poison(); break;
+  }
+  if (t->is_poison()) return t;
+  return nullable ? types_.nullable(t) : t;
+}
+
+const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns,
+                                        const Type* as_type) {
   std::vector<const Type*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* exp = nullptr;
-    if (i == 1 && !args.empty() && args[0]->kind == TypeKind::List) exp = args[0]->elem;
+    if (i >= 1 && !args.empty() && args[0]->kind == TypeKind::List) exp = args[0]->elem;
+    if (i >= 1 && !args.empty() && args[0]->kind == TypeKind::Map) exp = i == 1 ? args[0]->elem : args[0]->value;
     args.push_back(check_expr(*e.args[i], exp));
   }
+  std::string shown = ns.empty() ? name : ns + "." + name;
   const auto& table = builtin_table();
   int arity_match = -1;
   for (size_t bi = 0; bi < table.size(); ++bi) {
     const BuiltinSig& b = table[bi];
-    if (b.name != name || b.params.size() != args.size()) continue;
+    if (b.ns != ns || b.name != name || b.params.size() != args.size()) continue;
     if (arity_match < 0) arity_match = (int)bi;
     bool ok = true;
     for (size_t i = 0; i < args.size() && ok; ++i) ok = fits(b.params[i], args[i], args.empty() ? nullptr : args[0]);
     if (!ok) continue;
-    for (size_t i = 0; i < args.size(); ++i)
-      if (b.params[i] == 'e' && args[0]->kind == TypeKind::List)
-        check_flow(args[0]->elem, args[i], at(e.args[i]->span), "element of `" + name + "`", Flow::Element);
-    auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, name});
+    for (size_t i = 0; i < args.size(); ++i) {
+      char c = b.params[i];
+      if (c == 'e' && args[0]->kind == TypeKind::List)
+        check_flow(args[0]->elem, args[i], at(e.args[i]->span), "element of `" + shown + "`", Flow::Element);
+      if (c == 'V' && args[0]->kind == TypeKind::Map)
+        check_flow(args[0]->value, args[i], at(e.args[i]->span), "value of `" + shown + "`", Flow::Element);
+      if (c == 'a' && !json_encodable(args[i]))
+        error(DiagCode::E403, at(e.args[i]->span), "a value of type " + type_name(args[i]) + " cannot be encoded as JSON");
+    }
+    auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, shown});
     sym->builtin = (int)bi;
     e.sym = sym.get();
     info_.extra_symbols.push_back(std::move(sym));
-    std::string_view r = b.result;
-    switch (r[0]) {
-      case 'v': return types_.void_();
-      case 'i':
-      case 'n': return types_.int_();
-      case 'b': return types_.bool_();
-      case 'f': return types_.float_();
-      case 't': return types_.text();
-      case 'S': return types_.timestamp();
-      case 'T': return types_.list_of(types_.text());
-      case 'e': return args[0]->is_poison() ? types_.poison() : args[0]->elem;
-    }
-    return types_.poison();
+    return builtin_result(b.result, args, as_type);
   }
   if (arity_match < 0) {
     size_t want = 0;
     for (auto& b : table)
-      if (b.name == name) want = b.params.size();
-    error(DiagCode::E209, at(e.span), "builtin `" + name + "` takes " + std::to_string(want) + " argument(s), but " +
+      if (b.ns == ns && b.name == name) want = b.params.size();
+    error(DiagCode::E209, at(e.span), "builtin `" + shown + "` takes " + std::to_string(want) + " argument(s), but " +
                                           std::to_string(args.size()) + " were given");
   } else {
     std::string got;
     for (auto* a : args) got += (got.empty() ? "" : ", ") + type_name(a);
-    error(DiagCode::E209, at(e.span), "builtin `" + name + "` cannot take (" + got + ")");
+    error(DiagCode::E209, at(e.span), "builtin `" + shown + "` cannot take (" + got + ")");
   }
   return types_.poison();
+}
+
+// Types json.encode/decode can walk (WoTypeDesc): scalars, Text, Bytes,
+// classes and records of such fields, lists, maps and nullables of them.
+bool Checker::json_encodable(const Type* t) {
+  std::set<const ClassInfo*> seen;
+  std::function<bool(const Type*)> ok = [&](const Type* x) -> bool {
+    switch (x->kind) {
+      case TypeKind::Int: case TypeKind::Timestamp: case TypeKind::Id: case TypeKind::Float:
+      case TypeKind::Bool: case TypeKind::Text: case TypeKind::Bytes: case TypeKind::Poison:
+        return true;
+      case TypeKind::Nullable: return ok(x->elem);
+      case TypeKind::List: return ok(x->elem);
+      case TypeKind::Map: return ok(x->elem) && ok(x->value);
+      case TypeKind::Class:
+        if (!seen.insert(x->cls).second) return true;
+        for (auto& f : x->cls->fields)
+          if (!ok(f.type)) return false;
+        return true;
+      default: return false;
+    }
+  };
+  return ok(t);
 }
 
 const Type* Checker::check_member(ast::Expr& e) {
@@ -536,8 +651,13 @@ const Type* Checker::check_index(ast::Expr& e) {
     error(DiagCode::E213, at(e.span), "indexing through a possibly-nil " + type_name(t) + ": check it against nil first");
     return types_.poison();
   }
+  if (t->kind == TypeKind::Map) {
+    // `m[k]` is the optional read: ?V (builtins.md §6).
+    if (!i->is_poison() && !assignable(t->elem, i)) mismatch(at(e.rhs->span), "map key", t->elem, i);
+    return types_.nullable(t->value);
+  }
   if (t->kind != TypeKind::List) {
-    error(DiagCode::E201, at(e.span), "only a multi can be indexed here, found " + type_name(t));
+    error(DiagCode::E201, at(e.span), "only a multi or a map can be indexed, found " + type_name(t));
     return types_.poison();
   }
   if (!i->is_int_like() && !i->is_poison()) mismatch(at(e.rhs->span), "list index", types_.int_(), i);

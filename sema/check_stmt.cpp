@@ -158,7 +158,7 @@ bool Checker::is_place(const ast::Expr& e) {
     case ast::ExprKind::Member:
       return e.sym && e.sym->kind == SymKind::Field;
     case ast::ExprKind::Index:
-      return e.lhs && e.lhs->type && e.lhs->type->kind == TypeKind::List;
+      return e.lhs && e.lhs->type && (e.lhs->type->kind == TypeKind::List || e.lhs->type->kind == TypeKind::Map);
     default:
       return false;
   }
@@ -176,6 +176,11 @@ void Checker::check_assign(ast::Stmt& s) {
     return;
   }
   if (s.target->kind == ast::ExprKind::Name && s.target->sym->kind == SymKind::Param) s.target->sym->assigned = true;
+  if (s.target->kind == ast::ExprKind::Index && s.target->lhs->type->kind == TypeKind::Map) {
+    // `m[k] = v` stores a V (the read `m[k]` is ?V).
+    tt = s.target->lhs->type->value;
+    s.target->type = tt;
+  }
   if (s.target->kind == ast::ExprKind::Name) {
     // The slot takes its declared type again; narrowing ends once the value is stored.
     tt = s.target->sym->type;
@@ -266,15 +271,21 @@ void Checker::check_stmt(ast::Stmt& s) {
       const Type* elem = types_.poison();
       if (it->is_nullable()) {
         error(DiagCode::E211, at(s.expr->span), "`for` over a possibly-nil " + type_name(it) + ": check it against nil first");
-      } else if (it->kind == TypeKind::List) {
+      } else if (it->kind == TypeKind::List && s.second_name.empty()) {
         elem = it->elem;
+      } else if (it->kind == TypeKind::Map && !s.second_name.empty()) {
+        elem = it->elem;
+      } else if (it->kind == TypeKind::Map) {
+        error(DiagCode::E201, at(s.expr->span), "`for` over a map binds two names: `for k, v in m`");
+      } else if (it->kind == TypeKind::List) {
+        error(DiagCode::E201, at(s.expr->span), "`for k, v in` iterates over a map, found " + type_name(it));
       } else if (!it->is_poison()) {
-        error(DiagCode::E201, at(s.expr->span), "`for` iterates over a multi, found " + type_name(it));
+        error(DiagCode::E201, at(s.expr->span), "`for` iterates over a multi or a map, found " + type_name(it));
       }
-      if (!s.second_name.empty())
-        error(DiagCode::E403, at(s.second_name_span), "`for k, v in` over maps is not implemented yet in woc");
       push_scope();
       s.sym = declare_local(s.name, elem, at(s.name_span));
+      if (!s.second_name.empty())
+        s.sym2 = declare_local(s.second_name, it->kind == TypeKind::Map ? it->value : types_.poison(), at(s.second_name_span));
       ++loop_depth_;
       check_block(*s.body);
       --loop_depth_;

@@ -59,7 +59,10 @@ class Checker {
   const Type* check_unary(ast::Expr& e);
   const Type* check_binary(ast::Expr& e);
   const Type* check_call(ast::Expr& e, const Type* expected);
-  const Type* check_builtin_call(ast::Expr& e, const std::string& name);
+  const Type* check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns, const Type* as_type);
+  const Type* builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type);
+  bool json_encodable(const Type* t);
+  const Type* check_as(ast::Expr& e);
   const Type* check_user_call(ast::Expr& e, FnInfo& fn, size_t arg_offset);
   const Type* check_member(ast::Expr& e);
   const Type* check_index(ast::Expr& e);
@@ -138,11 +141,13 @@ class Checker {
   std::string cur_module_;
   uint32_t cur_file_ = 0;
   std::map<std::string, ClassInfo*> classes_by_name_;
+  std::map<std::string, ClassInfo*> predeclared_;
   std::map<std::string, FnInfo*> fns_by_name_;
   std::map<std::string, UnionInfo*> unions_by_name_;
   std::map<std::string, InterfaceInfo*> interfaces_by_name_;
   std::map<std::string, VariantInfo*> variants_by_name_;
   std::vector<std::vector<Symbol*>> narrow_;
+  const Type* as_target_ = nullptr;  // the T of an enclosing `json.decode(t) as T`
 
   // current function context
   FnInfo* fn_ = nullptr;

@@ -21,29 +21,36 @@ std::string link_prefix(const std::string& module) {
 }
 }  // namespace
 
+// The runtime builds these records (language.md §11.3, builtins.md §11): their
+// field order is a runtime contract and matches the C structs of wo_runtime.h.
 void Checker::declare_predeclared() {
-  auto cls = std::make_unique<ClassInfo>();
-  cls->name = "Error";
-  cls->predeclared = true;
-  cls->type = types_.class_type(cls.get());
-  auto add = [&](const char* n, const Type* t) {
-    FieldInfo f;
-    f.name = n;
-    f.type = t;
-    f.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, n, t});
-    f.sym->cls = cls.get();
-    f.sym->field_index = (int)cls->fields.size();
-    cls->fields.push_back(std::move(f));
+  struct Field { const char* name; const Type* type; };
+  auto record = [&](const char* name, std::vector<Field> fields) {
+    auto cls = std::make_unique<ClassInfo>();
+    cls->name = name;
+    cls->predeclared = true;
+    cls->type = types_.class_type(cls.get());
+    for (auto& f : fields) {
+      FieldInfo fi;
+      fi.name = f.name;
+      fi.type = f.type;
+      fi.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, f.name, f.type});
+      fi.sym->cls = cls.get();
+      fi.sym->field_index = (int)cls->fields.size();
+      cls->fields.push_back(std::move(fi));
+    }
+    cls->sym = std::make_unique<Symbol>(Symbol{SymKind::Class, name});
+    cls->sym->cls = cls.get();
+    predeclared_[name] = cls.get();
+    info_.classes.push_back(std::move(cls));
+    return info_.classes.back().get();
   };
-  // Field order is a runtime contract (diagnostics.md §5.2) and matches WoError.
-  add("code", types_.int_());
-  add("line", types_.int_());
-  add("method", types_.text());
-  add("msg", types_.text());
-  cls->sym = std::make_unique<Symbol>(Symbol{SymKind::Class, "Error"});
-  cls->sym->cls = cls.get();
-  info_.error_class = cls.get();
-  info_.classes.push_back(std::move(cls));
+  const Type* I = types_.int_();
+  const Type* T = types_.text();
+  info_.error_class = record("Error", {{"code", I}, {"line", I}, {"method", T}, {"msg", T}});
+  record("Stat", {{"size", I}, {"mtime", I}, {"inode", I}, {"dir", types_.bool_()}});
+  record("TimeParts", {{"year", I}, {"month", I}, {"day", I}, {"hour", I}, {"minute", I}, {"second", I}, {"dow", I}});
+  record("Proc", {{"code", I}, {"out", T}, {"err", T}});
 }
 
 void Checker::reject_unsupported_decls(ast::File&) {}
@@ -347,10 +354,7 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
             "`" + n + "` is not a type: .wo has no dynamic typing; declare a class, record or union instead");
       return types_.poison();
     }
-    if (n == "Bytes") {
-      error(DiagCode::E403, loc, "`Bytes` is not implemented yet in woc");
-      return types_.poison();
-    }
+    if (n == "Bytes") return types_.bytes();
     error(DiagCode::E225, loc, "unknown type name `" + n + "`");
     return types_.poison();
   };
@@ -367,9 +371,16 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       if (e->is_poison()) return e;
       return types_.list_of(e);
     }
-    case ast::TypeExpr::Map:
-      error(DiagCode::E403, loc, "`map<K, V>` is not implemented yet in woc");
-      return types_.poison();
+    case ast::TypeExpr::Map: {
+      const Type* k = named(t->name);
+      const Type* v = named(t->second);
+      if (k->is_poison() || v->is_poison()) return types_.poison();
+      if (!k->is_int_like() && k->kind != TypeKind::Text) {
+        error(DiagCode::E225, loc, "map keys are Int or Text, not " + type_name(k));
+        return types_.poison();
+      }
+      return types_.map_of(k, v);
+    }
     case ast::TypeExpr::Ref:
     case ast::TypeExpr::Backlink:
       error(DiagCode::E403, loc, "table references (`ref`, `backlink`) are not implemented yet in woc");
@@ -482,9 +493,9 @@ void Checker::check_duplicates() {
 
 ClassInfo* Checker::find_class(const std::string& name) {
   auto it = classes_by_name_.find(name);
-  if (it != classes_by_name_.end()) return it->second;
-  if (name == "Error") return info_.error_class;
-  return nullptr;
+  if (it != classes_by_name_.end()) return it->second;  // a program's own `Error` shadows the predeclared one
+  auto p = predeclared_.find(name);
+  return p == predeclared_.end() ? nullptr : p->second;
 }
 
 VariantInfo* Checker::find_variant(const std::string& name) {

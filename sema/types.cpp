@@ -14,6 +14,7 @@ TypeTable::TypeTable() {
   ts_t_ = make({TypeKind::Timestamp});
   id_t_ = make({TypeKind::Id});
   nil_t_ = make({TypeKind::Nil});
+  bytes_t_ = make({TypeKind::Bytes});
 }
 
 const Type* TypeTable::make(Type t) {
@@ -27,6 +28,16 @@ const Type* TypeTable::list_of(const Type* elem) {
   Type t{TypeKind::List};
   t.elem = elem;
   return lists_[elem] = make(t);
+}
+
+const Type* TypeTable::map_of(const Type* key, const Type* value) {
+  auto k = std::make_pair(key, value);
+  auto it = maps_.find(k);
+  if (it != maps_.end()) return it->second;
+  Type t{TypeKind::Map};
+  t.elem = key;
+  t.value = value;
+  return maps_[k] = make(t);
 }
 
 const Type* TypeTable::class_type(ClassInfo* cls) {
@@ -65,7 +76,9 @@ const Type* TypeTable::nullable(const Type* base) {
 bool Type::is_heap() const {
   switch (kind) {
     case TypeKind::Text:
+    case TypeKind::Bytes:
     case TypeKind::List:
+    case TypeKind::Map:
     case TypeKind::Class:
     case TypeKind::Interface: return true;
     case TypeKind::Union: return uni->has_payload;
@@ -87,6 +100,8 @@ std::string type_name(const Type* t) {
     case TypeKind::Id: return "Id";
     case TypeKind::Nil: return "nil";
     case TypeKind::List: return "multi " + type_name(t->elem);
+    case TypeKind::Map: return "map<" + type_name(t->elem) + ", " + type_name(t->value) + ">";
+    case TypeKind::Bytes: return "Bytes";
     case TypeKind::Class: return t->cls->name;
     case TypeKind::Union: return t->uni->name;
     case TypeKind::Interface: return t->iface->name;

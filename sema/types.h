@@ -17,9 +17,10 @@ struct InterfaceInfo;
 enum class TypeKind : uint8_t {
   Poison,     // an error was already reported; suppresses follow-on errors
   Void,       // no value (a fn without `-> T`)
-  Int, Float, Bool, Text, Timestamp, Id,
+  Int, Float, Bool, Text, Timestamp, Id, Bytes,
   Nil,        // the type of the literal `nil`
   List,       // multi T
+  Map,        // map<K, V> (elem = K, value = V)
   Class,      // class, `type` struct, typedef record, predeclared Error
   Union,      // type X = A | B(x: T)
   Interface,  // interface X { fn ... }
@@ -28,7 +29,8 @@ enum class TypeKind : uint8_t {
 
 struct Type {
   TypeKind kind;
-  const Type* elem = nullptr;   // List, Nullable
+  const Type* elem = nullptr;   // List, Nullable; Map: the key
+  const Type* value = nullptr;  // Map: the value
   ClassInfo* cls = nullptr;     // Class
   UnionInfo* uni = nullptr;     // Union
   InterfaceInfo* iface = nullptr;  // Interface
@@ -56,6 +58,8 @@ class TypeTable {
   const Type* text() const { return text_t_; }
   const Type* timestamp() const { return ts_t_; }
   const Type* id() const { return id_t_; }
+  const Type* bytes() const { return bytes_t_; }
+  const Type* map_of(const Type* key, const Type* value);
   const Type* nil() const { return nil_t_; }
   const Type* list_of(const Type* elem);
   const Type* class_type(ClassInfo* cls);
@@ -67,11 +71,12 @@ class TypeTable {
   const Type* make(Type t);
   std::vector<std::unique_ptr<Type>> all_;
   std::map<const Type*, const Type*> lists_;
+  std::map<std::pair<const Type*, const Type*>, const Type*> maps_;
   std::map<ClassInfo*, const Type*> classes_;
   std::map<UnionInfo*, const Type*> unions_;
   std::map<InterfaceInfo*, const Type*> interfaces_;
   std::map<const Type*, const Type*> nullables_;
-  const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_;
+  const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_, *bytes_t_;
 };
 
 // Types are assignable when equal, or both Int-shaped (Int/Timestamp/Id mix freely,

@@ -1,0 +1,72 @@
+// Type descriptors for json.encode / json.decode (WoTypeDesc, WoClassDesc and
+// WoFieldDesc of wo_runtime.h), emitted as constants: the runtime walks a
+// value's memory with them, so field offsets come from the real struct layout.
+#include "codegen/emitter.h"
+
+namespace wo::codegen {
+
+namespace {
+enum : int64_t { TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE };
+}
+
+int64_t Emitter::elem_kind(const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Float: return 2;  // WO_ELEM_FLOAT
+    case TypeKind::Text: return 3;   // WO_ELEM_TEXT
+    case TypeKind::Bytes: return 5;  // WO_ELEM_BYTES
+    default: return t->is_heap() ? 1 : 0;  // WO_ELEM_HEAP / WO_ELEM_INT
+  }
+}
+
+llvm::Constant* Emitter::type_desc(const Type* t) {
+  auto it = type_descs_.find(t);
+  if (it != type_descs_.end()) return it->second;
+  auto* ty = llvm::StructType::get(ctx_, {i64_, ptr_, ptr_, ptr_});
+  // Declared first so recursive classes can refer to it.
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "json.type");
+  type_descs_[t] = gv;
+  llvm::Constant* null = llvm::ConstantPointerNull::get(ptr_);
+  int64_t kind = TY_INT;
+  llvm::Constant *elem = null, *value = null, *cls = null;
+  switch (t->kind) {
+    case TypeKind::Float: kind = TY_FLOAT; break;
+    case TypeKind::Bool: kind = TY_BOOL; break;
+    case TypeKind::Text: kind = TY_TEXT; break;
+    case TypeKind::Bytes: kind = TY_BYTES; break;
+    case TypeKind::Class: kind = TY_CLASS; cls = class_desc(t->cls); break;
+    case TypeKind::List: kind = TY_LIST; elem = type_desc(t->elem); break;
+    case TypeKind::Map: kind = TY_MAP; elem = type_desc(t->elem); value = type_desc(t->value); break;
+    case TypeKind::Nullable: kind = TY_NULLABLE; elem = type_desc(t->elem); break;
+    default: kind = TY_INT; break;  // Int, Timestamp, Id (sema rejects the rest)
+  }
+  gv->setInitializer(llvm::ConstantStruct::get(ty, {b_.getInt64(kind), elem, value, cls}));
+  return gv;
+}
+
+llvm::Constant* Emitter::class_desc(const ClassInfo* cls) {
+  auto it = class_descs_.find(cls);
+  if (it != class_descs_.end()) return it->second;
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, ptr_, i64_});
+  auto* ty = llvm::StructType::get(ctx_, {ptr_, i64_, ptr_, i64_, ptr_});
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "json.class." + cls->name);
+  class_descs_[cls] = gv;
+  const ClassLayout& l = layout(cls);
+  const llvm::DataLayout& dl = mod_->getDataLayout();
+  const llvm::StructLayout* sl = dl.getStructLayout(l.type);
+  std::vector<llvm::Constant*> fields;
+  for (size_t i = 0; i < cls->fields.size(); ++i) {
+    const auto& f = cls->fields[i];
+    fields.push_back(llvm::ConstantStruct::get(
+        field_ty, {c_string(f.name), type_desc(f.type), b_.getInt64((int64_t)sl->getElementOffset((unsigned)(i + 2)))}));
+  }
+  auto* arr_ty = llvm::ArrayType::get(field_ty, fields.size());
+  auto* arr = new llvm::GlobalVariable(*mod_, arr_ty, true, llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantArray::get(arr_ty, fields), "json.fields." + cls->name);
+  llvm::Constant* destroy = l.destroy ? static_cast<llvm::Constant*>(l.destroy) : llvm::ConstantPointerNull::get(ptr_);
+  gv->setInitializer(llvm::ConstantStruct::get(
+      ty, {c_string(cls->name), b_.getInt64((int64_t)dl.getTypeAllocSize(l.type)), destroy,
+           b_.getInt64((int64_t)cls->fields.size()), arr}));
+  return gv;
+}
+
+}  // namespace wo::codegen
