@@ -6,13 +6,14 @@
 namespace wo::codegen {
 
 namespace {
-enum : int64_t { TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE };
+enum : int64_t { TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE, TY_JSON_VALUE };
 }
 
 int64_t Emitter::elem_kind(const Type* t) {
   switch (t->kind) {
     case TypeKind::Float: return 2;  // WO_ELEM_FLOAT
-    case TypeKind::Text: return 3;   // WO_ELEM_TEXT
+    case TypeKind::Text:
+    case TypeKind::JsonValue: return 3;   // WO_ELEM_TEXT
     case TypeKind::Bytes: return 5;  // WO_ELEM_BYTES
     default: return t->is_heap() ? 1 : 0;  // WO_ELEM_HEAP / WO_ELEM_INT
   }
@@ -33,6 +34,7 @@ llvm::Constant* Emitter::type_desc(const Type* t) {
     case TypeKind::Bool: kind = TY_BOOL; break;
     case TypeKind::Text: kind = TY_TEXT; break;
     case TypeKind::Bytes: kind = TY_BYTES; break;
+    case TypeKind::JsonValue: kind = TY_JSON_VALUE; break;
     case TypeKind::Class: kind = TY_CLASS; cls = class_desc(t->cls); break;
     case TypeKind::List: kind = TY_LIST; elem = type_desc(t->elem); break;
     case TypeKind::Map: kind = TY_MAP; elem = type_desc(t->elem); value = type_desc(t->value); break;

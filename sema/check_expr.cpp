@@ -607,6 +607,7 @@ bool Checker::json_encodable(const Type* t) {
     switch (x->kind) {
       case TypeKind::Int: case TypeKind::Timestamp: case TypeKind::Id: case TypeKind::Float:
       case TypeKind::Bool: case TypeKind::Text: case TypeKind::Bytes: case TypeKind::Poison:
+      case TypeKind::JsonValue:
         return true;
       case TypeKind::Nullable: return ok(x->elem);
       case TypeKind::List: return ok(x->elem);

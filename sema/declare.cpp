@@ -361,8 +361,9 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
   switch (t->kind) {
     case ast::TypeExpr::Named:
       if (!t->qualifier.empty()) {
-        error(DiagCode::E403, loc, "standard-library types (`" + t->qualifier + "." + t->name +
-                                       "`) are not implemented yet in woc");
+        if (t->qualifier == "json" && t->name == "Value") return types_.json_value();
+        if (t->qualifier == "net" && t->name == "Conn") return types_.int_();  // a plain fd (builtins.md §11)
+        error(DiagCode::E225, loc, "unknown type name `" + t->qualifier + "." + t->name + "`");
         return types_.poison();
       }
       return named(t->name);

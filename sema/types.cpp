@@ -15,6 +15,7 @@ TypeTable::TypeTable() {
   id_t_ = make({TypeKind::Id});
   nil_t_ = make({TypeKind::Nil});
   bytes_t_ = make({TypeKind::Bytes});
+  json_t_ = make({TypeKind::JsonValue});
 }
 
 const Type* TypeTable::make(Type t) {
@@ -77,6 +78,7 @@ bool Type::is_heap() const {
   switch (kind) {
     case TypeKind::Text:
     case TypeKind::Bytes:
+    case TypeKind::JsonValue:
     case TypeKind::List:
     case TypeKind::Map:
     case TypeKind::Class:
@@ -102,6 +104,7 @@ std::string type_name(const Type* t) {
     case TypeKind::List: return "multi " + type_name(t->elem);
     case TypeKind::Map: return "map<" + type_name(t->elem) + ", " + type_name(t->value) + ">";
     case TypeKind::Bytes: return "Bytes";
+    case TypeKind::JsonValue: return "json.Value";
     case TypeKind::Class: return t->cls->name;
     case TypeKind::Union: return t->uni->name;
     case TypeKind::Interface: return t->iface->name;

@@ -18,6 +18,7 @@ enum class TypeKind : uint8_t {
   Poison,     // an error was already reported; suppresses follow-on errors
   Void,       // no value (a fn without `-> T`)
   Int, Float, Bool, Text, Timestamp, Id, Bytes,
+  JsonValue,  // json.Value: one undecoded JSON value, stored like Text
   Nil,        // the type of the literal `nil`
   List,       // multi T
   Map,        // map<K, V> (elem = K, value = V)
@@ -59,6 +60,7 @@ class TypeTable {
   const Type* timestamp() const { return ts_t_; }
   const Type* id() const { return id_t_; }
   const Type* bytes() const { return bytes_t_; }
+  const Type* json_value() const { return json_t_; }
   const Type* map_of(const Type* key, const Type* value);
   const Type* nil() const { return nil_t_; }
   const Type* list_of(const Type* elem);
@@ -76,7 +78,7 @@ class TypeTable {
   std::map<UnionInfo*, const Type*> unions_;
   std::map<InterfaceInfo*, const Type*> interfaces_;
   std::map<const Type*, const Type*> nullables_;
-  const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_, *bytes_t_;
+  const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_, *bytes_t_, *json_t_;
 };
 
 // Types are assignable when equal, or both Int-shaped (Int/Timestamp/Id mix freely,
