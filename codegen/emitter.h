@@ -83,6 +83,9 @@ class Emitter {
   llvm::StructType* box_type();
   void declare_fns();
   void emit_entry_points();
+  void register_traces();
+  llvm::Function* make_trace(const std::string& name, llvm::StructType* type, unsigned first,
+                             const std::vector<const Type*>& fields);
   llvm::Constant* text_literal(const std::string& bytes);
   llvm::Constant* site(int64_t line);
   llvm::Constant* c_string(const std::string& s);

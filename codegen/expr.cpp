@@ -454,7 +454,8 @@ Val Emitter::emit_ctor(const ast::Expr& e) {
   }
   const ClassLayout& l = layout(cls);
   llvm::Value* size = llvm::ConstantExpr::getSizeOf(l.type);
-  Val obj = own_temp(call(rt("wo_alloc"), {size, l.destroy}, "obj"));
+  // Traced classes are tracked by the cycle collector (runtime/src/gc.cpp).
+  Val obj = own_temp(call(rt(cls->traced ? "wo_alloc_traced" : "wo_alloc"), {size, l.destroy}, "obj"));
   for (size_t i = 0; i < cls->fields.size(); ++i) {
     const sema::FieldInfo& fi = cls->fields[i];
     Val v;

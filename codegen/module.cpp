@@ -133,7 +133,7 @@ bool runtime_nounwind(const std::string& n) {
                                 "wo_last_index_of", "wo_float_cmp", "wo_float_of_int", "wo_now",
                                 "wo_print", "wo_print_err", "wo_print_int", "wo_time_ticks", "wo_env_stopping",
                                 "wo_map_len", "wo_map_has", "wo_map_get_opt", "wo_map_iter", "wo_bytes_len",
-                                "wo_bytes_eq"};
+                                "wo_bytes_eq", "wo_gc_forget", "wo_gc_register"};
   for (auto* x : names)
     if (n == x) return true;
   return false;
@@ -163,6 +163,9 @@ void Emitter::declare_runtime() {
   decl("wo_list_new", ptr_, {i64_, i64_});
   decl("wo_list_set", b_.getVoidTy(), {ptr_, i64_, i64_, ptr_});
   decl("wo_map_new", ptr_, {i64_, i64_});
+  decl("wo_alloc_traced", ptr_, {i64_, ptr_});
+  decl("wo_gc_forget", b_.getVoidTy(), {ptr_});
+  decl("wo_gc_register", b_.getVoidTy(), {ptr_, ptr_});
   decl("wo_map_get_opt", i64_, {ptr_, i64_});
   decl("wo_map_iter", i64_, {ptr_, i64_, ptr_, ptr_});
   for (auto& bi : sema::builtin_table()) {
@@ -249,6 +252,7 @@ const ClassLayout& Emitter::layout(const ClassInfo* cls) {
   llvm::IRBuilder<> b(ctx_);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", l.destroy));
   llvm::Value* self = l.destroy->getArg(0);
+  if (cls->traced) b.CreateCall(rt("wo_gc_forget"), {self});  // no longer a cycle candidate
   for (size_t i = 0; i < cls->fields.size(); ++i) {
     if (!cls->fields[i].type->is_heap()) continue;
     llvm::Value* fp = b.CreateStructGEP(l.type, self, (unsigned)(i + 2));
@@ -301,12 +305,62 @@ void Emitter::declare_fns() {
     for (auto& m : cls->methods) declare(*m);
 }
 
+// A trace function for the cycle collector: visits every heap slot of an
+// object laid out as `type` (fields from `first` on).
+llvm::Function* Emitter::make_trace(const std::string& name, llvm::StructType* type, unsigned first,
+                                    const std::vector<const Type*>& fields) {
+  auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, ptr_}, false);
+  auto* f = llvm::Function::Create(ft, llvm::Function::InternalLinkage, "wo.trace." + name, mod_.get());
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(ctx_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  auto* visit_ty = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_}, false);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!fields[i]->is_heap()) continue;
+    b.CreateCall(visit_ty, f->getArg(1), {b.CreateStructGEP(type, f->getArg(0), (unsigned)(first + i)), f->getArg(2)});
+  }
+  b.CreateRetVoid();
+  return f;
+}
+
+// Tells the collector how to walk every generated object that can sit on a
+// cycle: traced classes, payload-union variants and interface boxes.
+void Emitter::register_traces() {
+  llvm::Function* reg = rt("wo_gc_register");
+  bool any_traced = false;
+  for (auto& cls : prog_.classes) {
+    if (!cls->traced) continue;
+    any_traced = true;
+    const ClassLayout& l = layout(cls.get());
+    std::vector<const Type*> fts;
+    for (auto& f : cls->fields) fts.push_back(f.type);
+    b_.CreateCall(reg, {l.destroy, make_trace(cls->name, l.type, 2, fts)});
+  }
+  if (!any_traced) return;  // no cycles possible: nothing to walk
+  for (auto& [key, l] : variant_layouts_) {
+    std::vector<const Type*> fts;
+    for (auto& f : key.first->variants[key.second].payload) fts.push_back(f.type);
+    b_.CreateCall(reg, {l.destroy, make_trace(key.first->name + "." + key.first->variants[key.second].name, l.type, 3, fts)});
+  }
+  if (box_type_) {
+    auto* tr = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, ptr_}, false),
+                                      llvm::Function::InternalLinkage, "wo.trace.iface_box", mod_.get());
+    llvm::IRBuilder<> b(ctx_);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", tr));
+    auto* visit_ty = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_}, false);
+    b.CreateCall(visit_ty, tr->getArg(1), {b.CreateStructGEP(box_type_, tr->getArg(0), 2), tr->getArg(2)});
+    b.CreateRetVoid();
+    b_.CreateCall(reg, {box_destroy_, tr});
+  }
+}
+
 void Emitter::emit_entry_points() {
   const FnInfo* main = prog_.main;
   auto* entry_ty = llvm::FunctionType::get(i64_, {ptr_}, false);
   auto* entry = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, kEntrySymbol, mod_.get());
   entry->setUWTableKind(llvm::UWTableKind::Async);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  register_traces();
   std::vector<llvm::Value*> args;
   if (!main->params.empty()) args.push_back(entry->getArg(0));
   llvm::Value* r = b_.CreateCall(fns_.at(main), args);

@@ -186,6 +186,22 @@ void* wo_alloc(int64_t size, void (*destroy)(void*));  // rc = 1, zeroed payload
 void wo_retain(void* obj);                             // NULL-safe
 void wo_release(void* obj);                            // NULL-safe; destroys and frees at 0
 
+// ---- the cycle collector (docs/decisions/0009-cycle-collector.md) ------------
+// Objects of traced classes (those that can form reference cycles, language.md
+// §15.6) are allocated with wo_alloc_traced and tracked; wo_gc_collect finds
+// groups of them that only reference each other (trial deletion over the
+// counts) and frees them. Generated code registers, for each of its destroy
+// functions that can sit on a cycle, a trace function listing the object's
+// heap slots; lists and maps are known to the runtime. A traced class's
+// destroy function calls wo_gc_forget(self) first.
+typedef void (*WoVisit)(void** slot, void* ctx);
+typedef void (*WoTrace)(void* obj, WoVisit visit, void* ctx);
+void wo_gc_register(void (*destroy)(void*), WoTrace trace);
+void* wo_alloc_traced(int64_t size, void (*destroy)(void*));  // like wo_alloc, tracked
+void wo_gc_forget(void* obj);
+void wo_gc_collect(void);
+int64_t wo_gc_tracked(void);  // live traced objects (for tests)
+
 // ---- traps ----------------------------------------------------------------
 // Raise trap `code` (traps.def) at `site` with the default message / a message.
 [[noreturn]] void wo_trap(int64_t code, const WoSite* site);

@@ -70,6 +70,7 @@ extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
     status = 1;
   }
   wo_release(args);  // `main` only borrowed its arguments
+  wo_gc_collect();   // cycles of traced objects left at exit are reclaimed too
   std::fflush(stdout);
   return status;
 }

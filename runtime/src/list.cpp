@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gc.h"
 #include "heap.h"
 #include "trap.h"
 
@@ -74,6 +75,16 @@ double as_double(uint64_t v) {
 }
 
 }  // namespace
+
+namespace wo {
+// The collector's view of a list: the heap elements it owns (gc.cpp).
+void list_trace(void* list, WoVisit visit, void* ctx) {
+  auto* xs = static_cast<WoList*>(list);
+  if (!WO_ELEM_IS_HEAP(xs->elem_kind)) return;
+  for (int64_t i = 0; i < xs->len; ++i) visit(reinterpret_cast<void**>(&xs->data[i]), ctx);
+}
+bool is_list_destroy(void (*destroy)(void*)) { return destroy == list_destroy; }
+}  // namespace wo
 
 extern "C" {
 

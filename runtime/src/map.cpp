@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gc.h"
 #include "heap.h"
 #include "trap.h"
 
@@ -200,6 +201,18 @@ WoMapEntry& entry_at(WoMap* m, int64_t i, const WoSite* site) {
 }
 
 }  // namespace
+
+namespace wo {
+// The collector's view of a map: its heap values (keys are Int or Text, never
+// part of a cycle).
+void map_trace(void* map, WoVisit visit, void* ctx) {
+  auto* m = static_cast<WoMap*>(map);
+  if (!WO_ELEM_IS_HEAP(m->val_kind) || m->val_kind == WO_ELEM_TEXT || m->val_kind == WO_ELEM_BYTES) return;
+  for (int64_t i = 0; i < m->used; ++i)
+    if (m->entries[i].hash != kDead) visit(reinterpret_cast<void**>(&m->entries[i].val), ctx);
+}
+bool is_map_destroy(void (*destroy)(void*)) { return destroy == map_destroy; }
+}  // namespace wo
 
 extern "C" {
 
