@@ -136,6 +136,7 @@ class Emitter {
   Val emit_name(const ast::Expr& e);
   Val emit_unary(const ast::Expr& e);
   Val emit_binary(const ast::Expr& e);
+  Val emit_concat_chain(const ast::Expr& e);
   Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);

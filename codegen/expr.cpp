@@ -1,4 +1,6 @@
 // Expressions. Each returns a Val: borrowed, or an owned temporary (Val::temp).
+#include <algorithm>
+
 #include <llvm/IR/MDBuilder.h>
 
 #include "codegen/emitter.h"
@@ -182,8 +184,29 @@ Val Emitter::emit_logical(const ast::Expr& e) {
   return Val{phi};
 }
 
+// `a .. b .. c …` (left-nested) becomes one wo_concat_n: one allocation
+// instead of one per `..`.
+Val Emitter::emit_concat_chain(const ast::Expr& e) {
+  std::vector<const ast::Expr*> pieces;
+  const ast::Expr* p = &e;
+  while (p->kind == ExprKind::Binary && p->binary_op == BinaryOp::Concat) {
+    pieces.push_back(p->rhs.get());
+    p = p->lhs.get();
+  }
+  pieces.push_back(p);
+  std::reverse(pieces.begin(), pieces.end());
+  std::vector<llvm::Value*> vals;
+  for (auto* piece : pieces) vals.push_back(emit_expr(*piece).v);
+  if (vals.size() == 2) return own_temp(call(rt("wo_concat"), {vals[0], vals[1]}, "cat"));
+  auto* arr_ty = llvm::ArrayType::get(ptr_, vals.size());
+  llvm::AllocaInst* arr = entry_alloca(arr_ty, "cat.parts");
+  for (size_t i = 0; i < vals.size(); ++i) b_.CreateStore(vals[i], b_.CreateConstGEP2_64(arr_ty, arr, 0, i));
+  return own_temp(call(rt("wo_concat_n"), {arr, b_.getInt64((int64_t)vals.size())}, "cat"));
+}
+
 Val Emitter::emit_binary(const ast::Expr& e) {
   if (e.binary_op == BinaryOp::And || e.binary_op == BinaryOp::Or) return emit_logical(e);
+  if (e.binary_op == BinaryOp::Concat) return emit_concat_chain(e);
   Val l = emit_expr(*e.lhs);
   Val r = emit_expr(*e.rhs);
   const Type* lt = e.lhs->type;

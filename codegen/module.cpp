@@ -158,6 +158,7 @@ void Emitter::declare_runtime() {
   decl("wo_start", b_.getInt32Ty(), {b_.getInt32Ty(), ptr_, ptr_});
   decl("wo_concat", ptr_, {ptr_, ptr_});
   decl("wo_text_append", ptr_, {ptr_, ptr_});
+  decl("wo_concat_n", ptr_, {ptr_, i64_});
   decl("wo_text_eq", i1_, {ptr_, ptr_});
   decl("wo_text_cmp", i64_, {ptr_, ptr_});
   decl("wo_list_new", ptr_, {i64_, i64_});

@@ -229,6 +229,8 @@ int wo_start(int argc, char** argv, WoEntry entry);
 // ---- text -----------------------------------------------------------------
 WoText* wo_text_new(const char* bytes, int64_t len);   // owned
 WoText* wo_concat(WoText* a, WoText* b);               // owned
+// `p0 .. p1 .. … .. pn-1` in one allocation (codegen flattens `..` chains).
+WoText* wo_concat_n(WoText* const* parts, int64_t n);  // owned
 // `a .. b` that consumes `a` (owned) and borrows `b`; returns the owned
 // result. When `a` is uniquely owned (rc == 1) it is extended in place with
 // geometric growth, so `s = s .. x` in a loop is amortised O(len(x)). The

@@ -38,6 +38,21 @@ WoText* wo_concat(WoText* a, WoText* b) {
   return t;
 }
 
+WoText* wo_concat_n(WoText* const* parts, int64_t n) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    need(parts[i]);
+    total += parts[i]->len;
+  }
+  WoText* t = wo::text_alloc(total);
+  char* out = t->bytes;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(out, parts[i]->bytes, static_cast<size_t>(parts[i]->len));
+    out += parts[i]->len;
+  }
+  return t;
+}
+
 // Appends in place when `a` is uniquely owned, growing its block
 // geometrically, so `s = s .. x` in a loop is amortised O(len(x)).
 WoText* wo_text_append(WoText* a, WoText* b) {
