@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# The woc benchmark suite (`make bench`; not part of `make test`).
+#
+#  1. Compute kernels in bench/kernels/NAME/: main.wo (woc build -O2),
+#     main.c (gcc -O2) and main.cr (crystal build --release). All three must
+#     print the same stdout; then each executable is timed.
+#  2. `woc run` of bench/hello/main.wo: wall time of the whole woc process.
+#  3. `woc build -O2` of a generated ~1,000-line program (bench/gen/), with
+#     gcc -O2 on its C twin for reference.
+#
+# Everything is compiled first, then timed: nothing is built while a timing
+# runs. Timing uses hyperfine when installed (median wall time of the runs,
+# one warm-up run first), else a loop of runs timed with bash's `time`
+# (median). CPU time (user + sys) is reported too: on this 2-core machine it
+# is the figure that survives other work running at the same time.
+#
+# Environment:
+#   WOC=PATH          the woc to use (default: build/bin/woc, built with `make
+#                     build` if missing; a WOC given here is never built)
+#   BENCH_RUNS=N      timed runs per kernel and language (default 5, at least 5)
+#   BENCH_OUT=DIR     where latest.txt goes (default build/bench)
+#   BENCH_INSTALL=0   do not try to apt-get install crystal/hyperfine
+#   BENCH_ONLY="a b"  only these kernels
+#   BENCH_TIMER=bash  time with the bash `time` loop even if hyperfine is installed
+#
+# Exit status: 0 when every kernel built with woc and printed what C prints;
+# 1 otherwise (the tables are still printed, with the failures marked).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WOC_GIVEN=${WOC:-}
+WOC=${WOC:-$ROOT/build/bin/woc}
+RUNS=${BENCH_RUNS:-5}
+((RUNS < 5)) && RUNS=5
+HELLO_RUNS=10
+GEN_RUNS=3
+OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
+KERNELS=${BENCH_ONLY:-fib intloop textbuild}
+
+say() { printf '%s\n' "$*"; }
+hr() { say "------------------------------------------------------------------------"; }
+
+failed=0
+failures=()
+fail() {
+  say "bench: FAIL: $*" >&2
+  failures+=("$*")
+  failed=1
+}
+
+# ---------------------------------------------------------------- tools
+try_install() { # try_install COMMAND PACKAGE
+  command -v "$1" >/dev/null && return 0
+  if [[ ${BENCH_INSTALL:-1} == 0 || $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    return 1
+  fi
+  say "bench: $1 is missing; installing Debian package $2"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q "$2" >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$2" >/dev/null 2>&1; }
+  command -v "$1" >/dev/null
+}
+
+if [[ ! -x $WOC ]]; then
+  if [[ -n ${WOC_GIVEN:-} ]]; then
+    say "bench: WOC=$WOC is not an executable" >&2
+    exit 1
+  fi
+  say "bench: $WOC missing; running make build"
+  make -C "$ROOT" build || { say "bench: make build failed" >&2; exit 1; }
+fi
+have_hyperfine=0
+[[ ${BENCH_TIMER:-} == bash ]] || { try_install hyperfine hyperfine && have_hyperfine=1; }
+have_crystal=0
+try_install crystal crystal && have_crystal=1
+command -v gcc >/dev/null || { say "bench: gcc is required" >&2; exit 1; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/wobench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUTDIR"
+RESULTS=$OUTDIR/latest.txt
+: >"$RESULTS.tmp"
+rec() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$RESULTS.tmp"; }
+
+# ---------------------------------------------------------------- machine
+cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+mhz=$(awk -F': *' '/^cpu MHz/ {printf "%.0f", $2; exit}' /proc/cpuinfo 2>/dev/null)
+kernel=$(uname -sr)
+woc_version=$("$WOC" --version 2>/dev/null | sed -n 1p)
+gcc_version=$(gcc --version | sed -n 1p)
+crystal_version="not installed"
+((have_crystal)) && crystal_version=$(crystal --version 2>/dev/null | sed -n 1p)
+hyperfine_version=$( ((have_hyperfine)) && hyperfine --version || echo "no hyperfine: bash time loop")
+loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+
+hr
+say "woc benchmarks   $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "machine: $(nproc) cores, ${cpu:-unknown CPU}${mhz:+ (${mhz} MHz)}, $kernel, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
+say "load average at start: $loadavg"
+awk -v l="${loadavg%% *}" 'BEGIN {exit !(l > 0.5)}' &&
+  say "WARNING: the machine is busy (load ${loadavg%% *}): wall times will be inflated; compare CPU times"
+say "woc: $WOC ${woc_version:+($woc_version)}"
+say "gcc: $gcc_version   crystal: $crystal_version"
+say "timing: $hyperfine_version; $RUNS runs per kernel: median wall time, and CPU time"
+hr
+rec "# woc bench results; tab-separated: kind, name, lang/tool, value, unit/extra"
+rec machine nproc "$(nproc)"
+rec machine cpu "${cpu:-unknown}"
+rec machine kernel "$kernel"
+rec machine loadavg "$loadavg"
+rec tool woc "${woc_version:-unknown}"
+rec tool gcc "$gcc_version"
+rec tool crystal "$crystal_version"
+rec tool timer "$hyperfine_version"
+((have_crystal)) || say "bench: crystal is not installed (apt-get install -y crystal): no Crystal column, woc/C ratios only"
+
+# ---------------------------------------------------------------- timing
+# measure RUNS CMD... -> prints "WALL CPU": the median wall time and the CPU
+# time (user + system) in ms, after one warm-up run; the command's output is
+# discarded. CPU time is the mean over the runs with hyperfine, the median
+# without. "NA NA" if the command fails.
+measure() {
+  local runs=$1
+  shift
+  if ((have_hyperfine)); then
+    local csv=$TMP/hf.csv
+    if ! hyperfine --shell=none --style none --warmup 1 --runs "$runs" \
+      --export-csv "$csv" "$*" >"$TMP/hf.log" 2>&1; then
+      cat "$TMP/hf.log" >&2
+      echo "NA NA"
+      return
+    fi
+    # command,mean,stddev,median,user,system,min,max (seconds)
+    awk -F, 'NR == 2 {printf "%.1f %.1f", $4 * 1000, ($5 + $6) * 1000}' "$csv"
+  else
+    # bash's `time` keyword: real, user and sys with millisecond precision.
+    "$@" >/dev/null 2>&1
+    local i TIMEFORMAT='%3R %3U %3S' log=$TMP/time.log
+    : >"$log"
+    for ((i = 0; i < runs; i++)); do
+      { time "$@" >/dev/null 2>&1; } 2>>"$log" || { echo "NA NA"; return; }
+    done
+    awk 'function med(v, n,   i, j, t) {
+           for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+             t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+           return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+         {w[NR] = $1; c[NR] = $2 + $3}
+         END {printf "%.1f %.1f", med(w, NR) * 1000, med(c, NR) * 1000}' "$log"
+  fi
+}
+
+ratio() { # ratio A B -> A/B with two decimals, or "-"
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    if (a == "NA" || b == "NA" || a == "" || b == "" || b + 0 == 0) print "-";
+    else printf "%.2f", a / b }'
+}
+
+# ---------------------------------------------------------------- 1. build the kernels
+declare -A bin status woc_err
+langs=(c wo)
+((have_crystal)) && langs=(c cr wo)
+say "building kernels (gcc -O2, crystal build --release, woc build -O2) ..."
+for k in $KERNELS; do
+  src=$ROOT/bench/kernels/$k
+  d=$TMP/$k
+  mkdir -p "$d"
+  if gcc -O2 -o "$d/c" "$src/main.c" 2>"$d/c.err"; then bin[$k.c]=$d/c; else
+    fail "$k: gcc failed: $(head -5 "$d/c.err")"
+  fi
+  if ((have_crystal)); then
+    if crystal build --release --no-debug -o "$d/cr" "$src/main.cr" >"$d/cr.err" 2>&1; then
+      bin[$k.cr]=$d/cr
+    else
+      fail "$k: crystal build failed: $(head -5 "$d/cr.err")"
+    fi
+  fi
+  if "$WOC" build "$src/main.wo" -O2 -o "$d/wo" >"$d/wo.err" 2>&1; then
+    bin[$k.wo]=$d/wo
+  else
+    woc_err[$k]=$(head -20 "$d/wo.err")
+    status[$k]=woc-build-failed
+    fail "$k: woc build failed:"$'\n'"${woc_err[$k]}"
+  fi
+done
+
+# ---------------------------------------------------------------- 2. same output?
+for k in $KERNELS; do
+  d=$TMP/$k
+  for l in "${langs[@]}"; do
+    [[ -n ${bin[$k.$l]:-} ]] || continue
+    if ! timeout 300 "${bin[$k.$l]}" >"$d/$l.out" 2>"$d/$l.stderr"; then
+      fail "$k: the $l executable failed: $(head -5 "$d/$l.stderr")"
+      unset "bin[$k.$l]"
+      [[ $l == wo ]] && status[$k]=woc-run-failed
+    fi
+  done
+  if [[ -z ${bin[$k.c]:-} ]]; then
+    [[ -n ${bin[$k.wo]:-} ]] && status[$k]=no-c-reference
+    continue
+  fi
+  for l in cr wo; do
+    [[ -n ${bin[$k.$l]:-} ]] || continue
+    if ! cmp -s "$d/c.out" "$d/$l.out"; then
+      fail "$k: $l prints something else than C:"$'\n'"$(diff "$d/c.out" "$d/$l.out" | head -10)"
+      unset "bin[$k.$l]"
+      [[ $l == wo ]] && status[$k]=woc-output-differs
+    fi
+  done
+  [[ -n ${bin[$k.wo]:-} ]] && status[$k]=ok
+  say "  $k: output $(tr '\n' ' ' <"$d/c.out")— ${status[$k]:-}"
+done
+hr
+
+# ---------------------------------------------------------------- 3. time the kernels
+declare -A ms cpu
+for k in $KERNELS; do
+  for l in "${langs[@]}"; do
+    if [[ -n ${bin[$k.$l]:-} ]]; then
+      read -r ms[$k.$l] cpu[$k.$l] < <(measure "$RUNS" "${bin[$k.$l]}")
+    else
+      ms[$k.$l]=NA
+      cpu[$k.$l]=NA
+    fi
+    rec kernel-wall "$k" "$l" "${ms[$k.$l]}" "ms, median of $RUNS"
+    rec kernel-cpu "$k" "$l" "${cpu[$k.$l]}" "ms, user+sys"
+  done
+done
+
+# table TITLE ARRAY KIND: one row per kernel, ratios woc/C and woc/Crystal.
+table() {
+  local -n t=$2
+  local k rc rcr
+  say "$1"
+  if ((have_crystal)); then
+    printf '  %-10s %10s %10s %10s %8s %12s  %s\n' kernel "C -O2" Crystal woc woc/C woc/Crystal status
+  else
+    printf '  %-10s %10s %10s %8s  %s\n' kernel "C -O2" woc woc/C status
+  fi
+  for k in $KERNELS; do
+    rc=$(ratio "${t[$k.wo]}" "${t[$k.c]}")
+    rec "ratio-$3" "$k" woc/c "$rc"
+    if ((have_crystal)); then
+      rcr=$(ratio "${t[$k.wo]}" "${t[$k.cr]}")
+      rec "ratio-$3" "$k" woc/crystal "$rcr"
+      printf '  %-10s %10s %10s %10s %8s %12s  %s\n' "$k" "${t[$k.c]}" "${t[$k.cr]}" "${t[$k.wo]}" "$rc" "$rcr" "${status[$k]:-}"
+    else
+      printf '  %-10s %10s %10s %8s  %s\n' "$k" "${t[$k.c]}" "${t[$k.wo]}" "$rc" "${status[$k]:-}"
+    fi
+  done
+}
+table "compute kernels: median wall time, ms ($RUNS runs each)" ms wall
+say ""
+table "compute kernels: CPU time (user + sys), ms — less sensitive to other load on the machine" cpu cpu
+for k in $KERNELS; do rec status "$k" woc "${status[$k]:-unknown}"; done
+say ""
+say "aim: woc within 1.2x of C"
+hr
+
+# ---------------------------------------------------------------- 4. woc run hello
+mkdir -p "$TMP/hello"
+cp "$ROOT/bench/hello/main.wo" "$TMP/hello/main.wo"
+hello_out=$("$WOC" run "$TMP/hello/main.wo" 2>"$TMP/hello/err")
+hello_ms=NA hello_cpu=NA native_ms=NA native_cpu=NA
+if [[ $hello_out == "hello, world" ]]; then
+  read -r hello_ms hello_cpu < <(measure "$HELLO_RUNS" "$WOC" run "$TMP/hello/main.wo")
+  if "$WOC" build "$TMP/hello/main.wo" -o "$TMP/hello/hello" >/dev/null 2>&1; then
+    read -r native_ms native_cpu < <(measure "$HELLO_RUNS" "$TMP/hello/hello")
+  fi
+  say "woc run hello world: ${hello_ms} ms wall, median of $HELLO_RUNS (CPU ${hello_cpu} ms); aim < 100 ms"
+  say "  the same program built with woc build: ${native_ms} ms wall (CPU ${native_cpu} ms)"
+else
+  fail "woc run bench/hello/main.wo printed '${hello_out}': $(head -5 "$TMP/hello/err")"
+fi
+rec startup-wall hello woc-run "$hello_ms" "ms, median of $HELLO_RUNS"
+rec startup-cpu hello woc-run "$hello_cpu" "ms, user+sys"
+rec startup-wall hello native "$native_ms" "ms, median of $HELLO_RUNS"
+rec startup-cpu hello native "$native_cpu" "ms, user+sys"
+
+# ---------------------------------------------------------------- 5. woc build of ~1,000 lines
+bash "$ROOT/bench/gen/generate.sh" "$TMP/gen"
+gen_lines=$(wc -l <"$TMP/gen/main.wo")
+gen_ms=NA gen_cpu=NA gen0_ms=NA gen0_cpu=NA check_ms=NA check_cpu=NA gcc_ms=NA gcc_cpu=NA
+if "$WOC" build "$TMP/gen/main.wo" -O2 -o "$TMP/gen/wo" >"$TMP/gen/err" 2>&1 &&
+  gcc -O2 -o "$TMP/gen/c" "$TMP/gen/main.c"; then
+  if [[ $("$TMP/gen/wo") == $("$TMP/gen/c") ]]; then
+    read -r gen_ms gen_cpu < <(measure "$GEN_RUNS" "$WOC" build "$TMP/gen/main.wo" -O2 -o "$TMP/gen/wo")
+    read -r gen0_ms gen0_cpu < <(measure "$GEN_RUNS" "$WOC" build "$TMP/gen/main.wo" -O0 -o "$TMP/gen/wo0")
+    read -r check_ms check_cpu < <(measure "$GEN_RUNS" "$WOC" check "$TMP/gen/main.wo")
+    read -r gcc_ms gcc_cpu < <(measure "$GEN_RUNS" gcc -O2 -o "$TMP/gen/c" "$TMP/gen/main.c")
+    say "woc build -O2 of a generated $gen_lines-line program: ${gen_ms} ms wall, median of $GEN_RUNS (CPU ${gen_cpu} ms)"
+    say "  woc build -O0: ${gen0_ms} ms (CPU ${gen0_cpu} ms); woc check: ${check_ms} ms (CPU ${check_cpu} ms)"
+    say "  gcc -O2 on the same program in C: ${gcc_ms} ms wall (CPU ${gcc_cpu} ms)"
+  else
+    fail "generated program: woc prints $("$TMP/gen/wo" | head -3), C prints $("$TMP/gen/c")"
+  fi
+else
+  fail "woc build of the generated program failed: $(head -20 "$TMP/gen/err")"
+fi
+rec compile-wall gen woc-build-O2 "$gen_ms" "ms, median of $GEN_RUNS, $gen_lines lines"
+rec compile-cpu gen woc-build-O2 "$gen_cpu" "ms, user+sys"
+rec compile-wall gen woc-build-O0 "$gen0_ms" "ms, median of $GEN_RUNS"
+rec compile-cpu gen woc-build-O0 "$gen0_cpu" "ms, user+sys"
+rec compile-wall gen woc-check "$check_ms" "ms, median of $GEN_RUNS"
+rec compile-cpu gen woc-check "$check_cpu" "ms, user+sys"
+rec compile-wall gen gcc-O2 "$gcc_ms" "ms, median of $GEN_RUNS"
+rec compile-cpu gen gcc-O2 "$gcc_cpu" "ms, user+sys"
+rec machine loadavg-end "$(cut -d" " -f1-3 /proc/loadavg)"
+hr
+
+mv "$RESULTS.tmp" "$RESULTS"
+if ((failed)); then
+  say "FAILURES:"
+  for f in "${failures[@]}"; do say "  - $f"; done
+  hr
+fi
+say "machine-readable results: $RESULTS"
+exit "$failed"
