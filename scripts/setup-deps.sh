@@ -9,7 +9,7 @@
 # they are not listed here.
 set -euo pipefail
 
-packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev)
+packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev)
 
 missing=()
 for p in "${packages[@]}"; do

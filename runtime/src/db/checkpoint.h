@@ -1,0 +1,25 @@
+// Checkpoint (runtime.md §1.13), also used to rewrite the log after a
+// schema migration: the head plus one INSERT frame per live durable row go
+// to `<log>.compact`, which is fsynced and renamed over the log, and then
+// the directory is fsynced. A crash at any point leaves either the old or
+// the new log complete; a stale `.compact` is deleted at the next open.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "store.h"
+
+namespace wo::db {
+
+// The new log's size, or -1 with *err when the snapshot could not be
+// written (the old log is untouched: a missed optimisation). A failure to
+// fsync the directory after the rename exits 74: which log survives a crash
+// would be unknown.
+int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err);
+
+// Whether to compact now (a pure function of sizes, no timer: an idle log
+// does not grow): `used >= floor` and (never compacted in this process, or
+// 64 MiB of garbage, or `used > ratio * last`; ratio 0 turns that term off).
+bool checkpoint_due(uint64_t used, uint64_t last, uint64_t floor, uint64_t ratio);
+
+}  // namespace wo::db

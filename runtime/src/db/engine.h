@@ -1,0 +1,102 @@
+// The store as the program sees it: one Engine per process (wo_db_open),
+// shared by every thread.
+//
+// Serialisation (docs/decisions/0005-store-engine.md): one reader/writer
+// lock over the RAM state. A write statement holds it exclusively while it
+// checks, applies to RAM and stages its record, so log order is RAM order;
+// it then releases the lock and waits for group commit (no lock held across
+// the fdatasync). Reads share the lock. An open transaction additionally
+// owns a gate: other threads' statements, reads included, wait until it
+// commits or aborts, so a transaction is serialisable and nobody can build
+// on rows it may still undo. What others can see early are single
+// statements applied but not yet durable (the group-commit window), exactly
+// as in orig (§1.11): replies to reads are not held.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+
+#include "group_commit.h"
+#include "log_file.h"
+#include "schema.h"
+#include "store.h"
+#include "wo_db.h"
+
+namespace wo::db {
+
+struct Tx;
+
+class Engine {
+ public:
+  // Creates the process's engine; 0, or 2 with *err (a start-up refusal).
+  static int open(const WoDbSchema* schema, const WoDbConfig* config, std::string* err);
+  static void close();
+  static Engine* instance();
+  static Engine& need(const WoSite* site);   // traps DB `database engine not initialized`
+
+  int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
+  void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
+  void remove(uint32_t cls, int64_t id, const WoSite* site);
+
+  uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
+  bool exists(uint32_t cls, int64_t id);
+  int64_t count(uint32_t cls, const WoSite* site);
+  WoList* scan(uint32_t cls, const WoSite* site);
+  WoList* probe(uint32_t cls, uint32_t field, uint64_t key, int64_t limit, const WoSite* site);
+  int64_t probe_count(uint32_t cls, uint32_t field, uint64_t key, const WoSite* site);
+  WoList* probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site);
+  WoList* range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
+                const WoSite* site);
+  void sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
+
+  void begin(const WoSite* site);
+  void commit(const WoSite* site);
+  void abort() noexcept;
+  bool checkpoint_now();
+
+  ~Engine();
+
+ private:
+  explicit Engine(Schema schema);
+  int start(const WoDbConfig& cfg, std::string* err);
+  int open_log(const std::string& path, bool quiet, std::string* err);
+
+  Table& table(uint32_t cls, const WoSite* site);
+  const Field& field(const Table& t, uint32_t f, const WoSite* site);
+  std::unique_lock<std::shared_mutex> lock_write();
+  std::shared_lock<std::shared_mutex> lock_read();
+  bool logged(const Table& t) const { return log_ && t.def().durable(); }
+  // Under the write lock: the record (sub-records) of a statement outside a
+  // transaction, or of a committing transaction, as one unit.
+  uint64_t stage_unit(std::string_view records, uint32_t nrec);
+  void after_batch();          // checkpoint trigger, run by the commit leader
+  bool compact(bool forced);   // leader only
+  void undo(Tx& tx);
+  void ensure_ordered(Table& t, uint32_t index);  // the ordered side of a unique index, on first use
+
+  Schema schema_;
+  Store store_;
+  std::unique_ptr<LogFile> log_;          // NULL: RAM only
+  std::unique_ptr<GroupCommit> commit_;
+  std::string head_;                      // the SCHEMA sub-record, staged before the first record
+  bool head_written_ = false;
+
+  std::shared_mutex mu_;
+  std::condition_variable_any gate_;
+  Tx* owner_ = nullptr;                   // the open transaction holding the store
+
+  uint64_t ckpt_floor_ = uint64_t{4} << 20;
+  uint64_t ckpt_ratio_ = 3;
+  uint64_t last_compacted_ = 0;
+  bool wal_stats_ = false;
+  uint64_t compactions_ = 0, compact_us_max_ = 0, compact_us_total_ = 0, compacted_bytes_ = 0;
+};
+
+// The calling thread's open transaction (NULL if none).
+Tx* current_tx();
+void set_current_tx(Tx* tx);
+
+}  // namespace wo::db

@@ -1,0 +1,49 @@
+// WAL frames (runtime.md §1.10, adopted with one addition):
+//
+//   frame   := len:u32  crc:u32  payload[len]  mark:u32      (mark = "WOL1")
+//   payload := kind:u8  class_id:u32  row_id:u64  body
+//
+// kinds 1 INSERT (body: the row), 2 REMOVE (empty), 3 UPDATE (the whole row),
+// 5 SCHEMA (the head, see schema.h; row_id = format version 1), and ours:
+// 6 GROUP (class_id 0, row_id = n, body = n sub-records `len:u32 payload`).
+// One group commit writes exactly one frame: a lone record as a plain frame,
+// anything more (several writers' records, a transaction) as one GROUP under
+// one CRC. So a torn write loses the whole batch or nothing, a transaction
+// is never applied in part, and at most one frame (the last) can be torn.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace wo::db {
+
+inline constexpr uint32_t kMark = 0x574F4C31;  // "WOL1" little-endian
+enum RecordKind : uint8_t { kInsert = 1, kRemove = 2, kUpdate = 3, kDelta = 4, kSchema = 5, kGroup = 6 };
+inline constexpr size_t kPayloadHeader = 13;
+inline constexpr size_t kFrameOverhead = 12;
+// A staging buffer starts with this much room, so the frame header can be
+// written in place in front of its sub-records (one contiguous pwrite).
+inline constexpr size_t kStageReserve = 8 + kPayloadHeader;
+// Largest frame we write (a batch stops before it; a bigger transaction traps).
+inline constexpr size_t kMaxFrame = size_t{1} << 30;
+inline constexpr uint64_t kFormatVersion = 1;
+
+// Appends a sub-record header (`len` patched by end_record) and returns its offset.
+size_t begin_record(std::string& out, uint8_t kind, uint32_t cls, uint64_t row);
+void end_record(std::string& out, size_t at);
+
+// Seals a staging buffer (kStageReserve bytes, then `nrec` >= 1 sub-records)
+// into one frame in place and returns the bytes to write.
+std::string_view seal_frame(std::string& buf, uint32_t nrec);
+// Appends a plain frame around `payload` (checkpoints, tests).
+void append_frame(std::string& out, std::string_view payload);
+
+// Reads the frame at `off`: its payload and the next offset, or false when
+// it is short, has len 0, a CRC mismatch or no mark.
+bool read_frame(const uint8_t* data, size_t size, size_t off, std::string_view* payload, size_t* next);
+// The first offset in (from, size) where a valid frame starts: a bad frame
+// followed by a good one is corruption in the middle, not a torn tail.
+bool find_valid_frame_after(const uint8_t* data, size_t size, size_t from, size_t* at);
+
+}  // namespace wo::db

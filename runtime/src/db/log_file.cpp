@@ -1,0 +1,146 @@
+// The log file (see log_file.h).
+#include "log_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace wo::db {
+
+namespace testing {
+std::atomic<int> fail_sync_countdown{0};
+}
+
+namespace {
+
+constexpr uint64_t kGrow = uint64_t{1} << 20;  // preallocation step (§1.9: 1 MiB)
+
+std::string parent_of(const std::string& p) {
+  size_t slash = p.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return p.substr(0, slash);
+}
+
+bool refuse(std::string* err, std::string msg) {
+  *err = std::move(msg);
+  return false;
+}
+
+int sync_data(int fd) {
+  int n = testing::fail_sync_countdown.load();
+  if (n > 0 && testing::fail_sync_countdown.fetch_sub(1) == 1) {
+    errno = EIO;
+    return -1;
+  }
+  return ::fdatasync(fd);
+}
+
+}  // namespace
+
+bool resolve_data_path(const std::string& data, std::string* log, std::string* err) {
+  if (data.empty()) return refuse(err, "WO_DATA is set but empty; give a directory or a log file path");
+  if (data.size() > 512) return refuse(err, "WO_DATA is longer than 512 bytes");
+  struct stat st {};
+  if (::stat(data.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      *log = data + (data.back() == '/' ? "" : "/") + "shard-0.wal";
+      return true;
+    }
+    if (S_ISREG(st.st_mode)) {
+      *log = data;
+      return true;
+    }
+    return refuse(err, "WO_DATA=" + data + " is neither a regular file nor a directory");
+  }
+  if (data.back() == '/') return refuse(err, "WO_DATA=" + data + ": no such directory");
+  std::string parent = parent_of(data);
+  if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return refuse(err, "WO_DATA=" + data + ": the parent directory " + parent +
+                           " does not exist (the runtime never creates directories)");
+  *log = data;
+  return true;
+}
+
+void die_durability(const char* op, const std::string& path, int err, uint64_t nrec) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "wo: durability failure: %s %s: %s (%llu records in the batch); exiting\n", op,
+               path.c_str(), std::strerror(err), static_cast<unsigned long long>(nrec));
+  std::fflush(stderr);
+  ::_exit(74);  // not exit(): other threads may be inside the store
+}
+
+bool fsync_parent_dir(const std::string& path, int* err) {
+  int dfd = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    *err = errno;
+    return false;
+  }
+  int rc = ::fsync(dfd);
+  *err = errno;
+  ::close(dfd);
+  return rc == 0;
+}
+
+LogFile::~LogFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool LogFile::open(const std::string& path, std::string* err) {
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
+    return refuse(err, "the log " + path + " is not a regular file");
+  size_ = static_cast<uint64_t>(st.st_size);
+  end_ = 0;
+  return true;
+}
+
+void LogFile::extend(uint64_t need, uint64_t nrec) {
+  static const char zeros[64 << 10] = {};
+  uint64_t target = (need + kGrow) / kGrow * kGrow;
+  for (uint64_t at = size_; at < target;) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof zeros, target - at));
+    ssize_t w = ::pwrite(fd_, zeros, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) die_durability("pwrite (preallocate)", path_, w < 0 ? errno : ENOSPC, nrec);
+    at += static_cast<uint64_t>(w);
+  }
+  size_ = target;
+}
+
+void LogFile::append_durable(std::string_view bytes, uint64_t nrec) {
+  if (end_ + bytes.size() > size_) extend(end_ + bytes.size(), nrec);
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t w = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(end_ + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) die_durability("pwrite", path_, w < 0 ? errno : ENOSPC, nrec);
+    done += static_cast<size_t>(w);
+  }
+  if (sync_data(fd_) != 0) die_durability("fdatasync", path_, errno, nrec);
+  end_ += bytes.size();
+}
+
+void LogFile::truncate_at_end() {
+  if (::ftruncate(fd_, static_cast<off_t>(end_)) != 0) die_durability("ftruncate", path_, errno, 0);
+  if (::fsync(fd_) != 0) die_durability("fsync", path_, errno, 0);
+  size_ = end_;
+}
+
+bool LogFile::reopen(uint64_t size, std::string* err) {
+  int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return refuse(err, "cannot reopen the log " + path_ + ": " + std::strerror(errno));
+  ::close(fd_);
+  fd_ = fd;
+  size_ = end_ = size;
+  return true;
+}
+
+}  // namespace wo::db

@@ -1,0 +1,63 @@
+// The log file: where WO_DATA points (§1.9), appends that are on disk before
+// they return (§1.11), and the one way out when the disk fails: a diagnostic
+// and exit 74, never a retry (after a failed fsync the kernel may have
+// dropped the dirty pages, so a retry can falsely succeed).
+//
+// The file is grown ahead of the write position with real zero bytes, not
+// fallocate: overwriting written blocks needs no metadata update, so each
+// commit's fdatasync flushes data only, and the zeros are how the reader
+// finds the end (len 0).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace wo::db {
+
+// WO_DATA -> the log path: an existing directory (or a path ending in '/')
+// holds `shard-0.wal`; anything else is the log file itself, whose parent
+// must exist. Refusals name the path (and the parent).
+bool resolve_data_path(const std::string& data, std::string* log, std::string* err);
+
+[[noreturn]] void die_durability(const char* op, const std::string& path, int err, uint64_t nrec);
+// fsync of the directory holding `path` (a rename is durable only then).
+bool fsync_parent_dir(const std::string& path, int* err);
+
+class LogFile {
+ public:
+  LogFile() = default;
+  ~LogFile();
+  LogFile(const LogFile&) = delete;
+  LogFile& operator=(const LogFile&) = delete;
+
+  bool open(const std::string& path, std::string* err);
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  uint64_t end() const { return end_; }     // where the next frame goes
+  uint64_t size() const { return size_; }   // file size; zeros past end()
+  void set_end(uint64_t end) { end_ = end; }
+
+  // Writes `bytes` at end(), fdatasyncs, advances end(). Exits 74 on failure.
+  void append_durable(std::string_view bytes, uint64_t nrec);
+  // Cuts the file at end() (drops a torn tail's bytes so they can never be
+  // read as records later) and syncs. Exits 74 on failure.
+  void truncate_at_end();
+  // Takes the file now at path() (a checkpoint renamed over it), `size` long.
+  bool reopen(uint64_t size, std::string* err);
+
+ private:
+  void extend(uint64_t need, uint64_t nrec);
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t end_ = 0;
+  uint64_t size_ = 0;
+};
+
+namespace testing {
+// When > 0, the n-th next log fdatasync fails with EIO (counts down). Tests only.
+extern std::atomic<int> fail_sync_countdown;
+}  // namespace testing
+
+}  // namespace wo::db

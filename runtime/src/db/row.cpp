@@ -1,0 +1,117 @@
+// Row and blob memory, ABI conversion, row bodies in the WAL.
+#include "row.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "../heap.h"
+#include "../trap.h"
+#include "common/traps.h"
+
+namespace wo::db {
+
+uint64_t blob_word(const char* p, uint64_t n) {
+  auto* b = static_cast<Blob*>(heap_malloc(sizeof(Blob) + n));
+  b->len = n;
+  if (n) std::memcpy(b->bytes(), p, n);
+  return reinterpret_cast<uint64_t>(b);
+}
+
+Row* row_alloc(const ClassDef& c) {
+  size_t n = sizeof(Row) + c.fields.size() * sizeof(uint64_t);
+  auto* r = static_cast<Row*>(heap_malloc(n));
+  std::memset(r, 0, n);
+  return r;
+}
+
+void row_free(const ClassDef& c, Row* r) {
+  if (!r) return;
+  for (size_t i = 0; i < c.fields.size(); ++i) word_free(c.fields[i], r->slots()[i]);
+  std::free(r);
+}
+
+uint64_t word_from_abi(const Field& f, uint64_t v, const WoSite* site) {
+  if (!is_blob(f.kind) || v == 0) return v;
+  const auto* t = reinterpret_cast<const WoText*>(v);  // WoBytes has the same layout
+  if (static_cast<uint64_t>(t->len) > kMaxBlob)
+    raise(static_cast<int64_t>(TrapCode::DB), site, "value too large for the table store");
+  return blob_word(t->bytes, static_cast<uint64_t>(t->len));
+}
+
+uint64_t word_to_abi(const Field& f, uint64_t w) {
+  if (!is_blob(f.kind) || w == 0) return w;
+  const Blob* b = as_blob(w);
+  return reinterpret_cast<uint64_t>(wo_text_new(b->bytes(), static_cast<int64_t>(b->len)));
+}
+
+uint64_t zero_word(const Field& f) {
+  if (f.nullable) return nil_word(f);
+  if (is_blob(f.kind)) return blob_word(nullptr, 0);
+  return 0;  // 0, false, and the bits of 0.0
+}
+
+Row* row_from_abi(const ClassDef& c, const uint64_t* values, const WoSite* site) {
+  Row* r = row_alloc(c);
+  try {
+    for (size_t i = 0; i < c.fields.size(); ++i) r->slots()[i] = word_from_abi(c.fields[i], values[i], site);
+  } catch (...) {
+    row_free(c, r);  // slots not reached yet are still 0
+    throw;
+  }
+  return r;
+}
+
+void encode_row(std::string& out, const ClassDef& c, const uint64_t* slots) {
+  for (size_t i = 0; i < c.fields.size(); ++i) {
+    uint64_t w = slots[i];
+    if (!is_blob(c.fields[i].kind)) {
+      put_u64(out, w);
+    } else if (w == 0) {
+      put_u32(out, 0xFFFFFFFFu);
+    } else {
+      const Blob* b = as_blob(w);
+      put_u32(out, static_cast<uint32_t>(b->len));
+      out.append(b->bytes(), b->len);
+    }
+  }
+}
+
+size_t encoded_row_size(const ClassDef& c, const uint64_t* slots) {
+  size_t n = 0;
+  for (size_t i = 0; i < c.fields.size(); ++i)
+    n += !is_blob(c.fields[i].kind) ? 8 : 4 + (slots[i] ? as_blob(slots[i])->len : 0);
+  return n;
+}
+
+Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map) {
+  Row* row = row_alloc(to);
+  std::vector<bool> filled(to.fields.size(), false);
+  for (size_t i = 0; i < from.fields.size() && r.ok(); ++i) {
+    uint64_t w;
+    if (!is_blob(from.fields[i].kind)) {
+      w = r.u64();
+    } else {
+      uint32_t n = r.u32();
+      if (n == 0xFFFFFFFFu) {
+        w = 0;
+      } else {
+        std::string_view s = r.bytes(n);
+        if (!r.ok()) break;
+        w = map[i] < 0 ? 0 : blob_word(s.data(), n);
+      }
+    }
+    if (map[i] >= 0) {
+      row->slots()[map[i]] = w;
+      filled[map[i]] = true;
+    }
+  }
+  if (!r.ok()) {
+    row_free(to, row);
+    return nullptr;
+  }
+  for (size_t i = 0; i < to.fields.size(); ++i)
+    if (!filled[i]) row->slots()[i] = zero_word(to.fields[i]);
+  return row;
+}
+
+}  // namespace wo::db

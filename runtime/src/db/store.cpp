@@ -1,0 +1,81 @@
+// The row choke points: attach, detach, set_field.
+#include "store.h"
+
+namespace wo::db {
+
+Store::Store(const Schema* schema) : schema_(schema) {
+  for (const ClassDef& c : schema->classes) tables_.push_back(std::make_unique<Table>(&c));
+}
+
+int Store::missing_ref(const Table& t, const uint64_t* slots) const {
+  const ClassDef& c = t.def();
+  for (size_t i = 0; i < c.fields.size(); ++i) {
+    const Field& f = c.fields[i];
+    if (f.kind == Kind::Ref && slots[i] != 0 &&
+        !tables_[f.ref_class]->find(static_cast<int64_t>(slots[i])))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Store::bump(const Field& f, uint64_t target, int delta) {
+  if (!counting_ || target == 0) return;
+  if (Row* r = tables_[f.ref_class]->find(static_cast<int64_t>(target))) r->inbound += delta;
+}
+
+void Store::count_refs(const ClassDef& c, const uint64_t* slots, int delta) {
+  for (size_t i = 0; i < c.fields.size(); ++i)
+    if (c.fields[i].kind == Kind::Ref) bump(c.fields[i], slots[i], delta);
+}
+
+void Store::attach(Table& t, int64_t id, Row* row) {
+  t.put(id, row);
+  try {
+    t.index_add(id, row->slots());
+  } catch (...) {
+    t.take(id);
+    throw;
+  }
+  count_refs(t.def(), row->slots(), +1);
+}
+
+Row* Store::detach(Table& t, int64_t id) {
+  Row* row = t.find(id);
+  count_refs(t.def(), row->slots(), -1);
+  t.index_remove(id, row->slots());
+  return t.take(id);
+}
+
+uint64_t Store::set_field(Table& t, int64_t id, uint32_t f, uint64_t w) {
+  Row* row = t.find(id);
+  uint64_t* s = row->slots();
+  const Field& fd = t.def().fields[f];
+  std::vector<TableIndex*> touched;
+  for (TableIndex& ix : t.indexes)
+    if (ix.covers(f)) touched.push_back(&ix);
+  for (TableIndex* ix : touched) t.index_remove_from(*ix, id, s);
+  uint64_t old = s[f];
+  s[f] = w;
+  size_t done = 0;
+  try {
+    for (; done < touched.size(); ++done) t.index_add_to(*touched[done], id, s);
+  } catch (...) {  // put everything back as it was
+    while (done > 0) t.index_remove_from(*touched[--done], id, s);
+    s[f] = old;
+    for (TableIndex* ix : touched) t.index_add_to(*ix, id, s);
+    throw;
+  }
+  if (fd.kind == Kind::Ref) {
+    bump(fd, old, -1);
+    bump(fd, w, +1);
+  }
+  return old;
+}
+
+void Store::recount() {
+  for (auto& t : tables_) t->each([](int64_t, Row* r) { r->inbound = 0; });
+  counting_ = true;
+  for (auto& t : tables_) t->each([&](int64_t, Row* r) { count_refs(t->def(), r->slots(), +1); });
+}
+
+}  // namespace wo::db

@@ -1,0 +1,50 @@
+// All tables of the program and the three mutations every write path uses
+// (statements, transaction undo, replay): attach a row under an id, detach
+// it, set one field. They keep the indexes and the inbound-ref counts in
+// step with the rows; nothing else touches them (§1.7: index drift came from
+// side doors). Locking is the caller's (engine.h).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "schema.h"
+#include "table.h"
+
+namespace wo::db {
+
+class Store {
+ public:
+  explicit Store(const Schema* schema);
+
+  const Schema& schema() const { return *schema_; }
+  size_t size() const { return tables_.size(); }
+  Table& table(uint32_t cls) { return *tables_[cls]; }
+  const Table& table(uint32_t cls) const { return *tables_[cls]; }
+
+  // The first ref field of `slots` (non-nil) naming a missing row, or -1.
+  int missing_ref(const Table& t, const uint64_t* slots) const;
+
+  // `row` enters `t` as `id` (slot empty): indexes, and +1 on each row it
+  // refers to. All or nothing under OOM.
+  void attach(Table& t, int64_t id, Row* row);
+  // The row `id` (present) leaves `t`; returned to the caller.
+  Row* detach(Table& t, int64_t id);
+  // Field `f` of row `id` becomes `w`; returns the old word (the caller owns it).
+  uint64_t set_field(Table& t, int64_t id, uint32_t f, uint64_t w);
+
+  // Replay defers ref counting: rows may arrive before the rows they refer
+  // to (a checkpoint writes class by class). recount() rebuilds the counts.
+  void set_counting(bool on) { counting_ = on; }
+  void recount();
+
+ private:
+  void count_refs(const ClassDef& c, const uint64_t* slots, int delta);
+  void bump(const Field& f, uint64_t target, int delta);
+
+  const Schema* schema_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  bool counting_ = true;
+};
+
+}  // namespace wo::db

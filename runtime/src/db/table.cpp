@@ -1,0 +1,147 @@
+// Row pages and index maintenance of one class.
+#include "table.h"
+
+#include <algorithm>
+
+#include "../trap.h"
+
+namespace wo::db {
+
+bool TableIndex::covers(uint32_t field) const {
+  for (uint32_t c : def->cols)
+    if (c == field) return true;
+  return false;
+}
+
+Table::Table(const ClassDef* def) : def_(def) {
+  indexes.reserve(def->indexes.size());
+  for (const IndexDef& d : def->indexes) {
+    TableIndex ix;
+    ix.def = &d;
+    ix.ordered_ready = !d.unique;
+    ix.label = def->name + ".";
+    if (d.cols.size() == 1) {
+      ix.label += def->fields[d.cols[0]].name;
+    } else {
+      ix.label += "(";
+      for (size_t i = 0; i < d.cols.size(); ++i) ix.label += (i ? ", " : "") + def->fields[d.cols[i]].name;
+      ix.label += ")";
+    }
+    indexes.push_back(std::move(ix));
+  }
+}
+
+Table::~Table() {
+  each([&](int64_t, Row* r) { row_free(*def_, r); });
+}
+
+void Table::put(int64_t id, Row* r) {
+  uint64_t i = static_cast<uint64_t>(id - 1);
+  size_t p = i >> kPageBits;
+  if (p >= pages_.size()) pages_.resize(p + 1);
+  if (!pages_[p]) pages_[p] = std::make_unique<Page>();  // value-initialised: all NULL, live 0
+  pages_[p]->rows[i & kPageMask] = r;
+  pages_[p]->live++;
+  live_++;
+}
+
+Row* Table::take(int64_t id) {
+  uint64_t i = static_cast<uint64_t>(id - 1);
+  Page& pg = *pages_[i >> kPageBits];
+  Row* r = pg.rows[i & kPageMask];
+  pg.rows[i & kPageMask] = nullptr;
+  live_--;
+  if (--pg.live == 0) pages_[i >> kPageBits].reset();
+  return r;
+}
+
+void Table::key_of(const TableIndex& ix, const uint64_t* slots, std::string& out) const {
+  out.clear();
+  for (uint32_t c : ix.def->cols) append_key(out, def_->fields[c], slots[c]);
+}
+
+bool Table::key_has_nil(const TableIndex& ix, const uint64_t* slots) const {
+  for (uint32_t c : ix.def->cols)
+    if (is_nil(def_->fields[c], slots[c])) return true;
+  return false;
+}
+
+const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, int field) const {
+  std::string key;
+  for (const TableIndex& ix : indexes) {
+    if (!ix.def->unique || (field >= 0 && !ix.covers(static_cast<uint32_t>(field)))) continue;
+    if (key_has_nil(ix, slots)) continue;
+    key_of(ix, slots, key);
+    auto it = ix.unique.find(std::string_view(key));
+    if (it != ix.unique.end() && it->second != self) return &ix;
+  }
+  return nullptr;
+}
+
+const TableIndex* Table::index_on(uint32_t field) const {
+  const TableIndex* best = nullptr;
+  for (const TableIndex& ix : indexes)
+    if (ix.single(field) && (!best || ix.def->unique)) best = &ix;
+  return best;
+}
+
+void Table::index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots) {
+  std::string key;
+  key_of(ix, slots, key);
+  bool hashed = ix.def->unique && !key_has_nil(ix, slots);
+  if (hashed) {
+    if (!ix.ordered_ready) {
+      ix.unique.emplace(std::move(key), id);
+      return;
+    }
+    ix.unique.emplace(key, id);
+  }
+  try {
+    ix.ordered.insert(std::move(key), id);
+  } catch (...) {
+    if (hashed) {
+      key_of(ix, slots, key);
+      ix.unique.erase(key);
+    }
+    throw;
+  }
+}
+
+void Table::index_remove_from(TableIndex& ix, int64_t id, const uint64_t* slots) {
+  std::string key;
+  key_of(ix, slots, key);
+  if (ix.def->unique && !key_has_nil(ix, slots)) {
+    auto it = ix.unique.find(std::string_view(key));
+    if (it != ix.unique.end() && it->second == id) ix.unique.erase(it);
+  }
+  if (ix.ordered_ready) ix.ordered.erase(key, id);
+}
+
+void Table::build_ordered(TableIndex& ix) {
+  std::vector<IndexEntry> all;
+  all.reserve(static_cast<size_t>(live_));
+  each([&](int64_t id, Row* r) {
+    std::string key;
+    key_of(ix, r->slots(), key);
+    all.push_back(IndexEntry{std::move(key), id});
+  });
+  std::sort(all.begin(), all.end(), [](const IndexEntry& a, const IndexEntry& b) { return entry_less(a, b.key, b.id); });
+  ix.ordered.assign(std::move(all));
+  ix.ordered_ready = true;
+}
+
+void Table::index_add(int64_t id, const uint64_t* slots) {
+  size_t done = 0;
+  try {
+    for (; done < indexes.size(); ++done) index_add_to(indexes[done], id, slots);
+  } catch (...) {
+    while (done > 0) index_remove_from(indexes[--done], id, slots);
+    throw;
+  }
+}
+
+void Table::index_remove(int64_t id, const uint64_t* slots) {
+  for (TableIndex& ix : indexes) index_remove_from(ix, id, slots);
+}
+
+}  // namespace wo::db

@@ -1,0 +1,106 @@
+// One class's rows and indexes. Rows are found by id through pages of 256
+// slots (ids are dense, so this is an array lookup; a page is freed when its
+// last row goes, so a queue-like table does not keep memory for old ids).
+// Every declared index has an ordered side, (key, id) in order, which serves
+// equality probes, ranges and `order by` with ties in id order; a unique
+// index has a hash map key -> id for O(1) checks and probes (§1.16, lesson
+// 2) and builds its ordered side only when an ordered scan first asks for
+// it, so inserts pay one structure per index. Only attach/detach/set in
+// store.cpp change rows or indexes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "key.h"
+#include "ordered.h"
+#include "row.h"
+#include "schema.h"
+
+namespace wo::db {
+
+struct StrHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct TableIndex {
+  const IndexDef* def;
+  std::string label;   // `<table>.<field>` or `<table>.(<a>, <b>)`, for the UNIQUE message
+  OrderedIndex ordered;
+  bool ordered_ready = false;   // maintained (always for non-unique indexes)
+  std::unordered_map<std::string, int64_t, StrHash, std::equal_to<>> unique;  // unique indexes only
+
+  bool covers(uint32_t field) const;
+  bool single(uint32_t field) const { return def->cols.size() == 1 && def->cols[0] == field; }
+};
+
+class Table {
+ public:
+  explicit Table(const ClassDef* def);
+  ~Table();
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+
+  const ClassDef& def() const { return *def_; }
+  Row* find(int64_t id) const {
+    if (id < 1) return nullptr;
+    uint64_t i = static_cast<uint64_t>(id - 1);
+    size_t p = i >> kPageBits;
+    return p < pages_.size() && pages_[p] ? pages_[p]->rows[i & kPageMask] : nullptr;
+  }
+  void put(int64_t id, Row* r);   // the slot must be empty; traps OOM before changing anything
+  Row* take(int64_t id);          // the slot must be full
+  int64_t live() const { return live_; }
+
+  // Calls f(id, row) in ascending id order.
+  template <class F>
+  void each(F&& f) const {
+    for (size_t p = 0; p < pages_.size(); ++p) {
+      if (!pages_[p]) continue;
+      for (uint64_t k = 0; k <= kPageMask; ++k)
+        if (Row* r = pages_[p]->rows[k]) f(static_cast<int64_t>((p << kPageBits) + k + 1), r);
+    }
+  }
+
+  // The key of `slots` in index `ix`; whether a unique check applies to it
+  // (a key with a nil column never collides, as NULL in SQL).
+  void key_of(const TableIndex& ix, const uint64_t* slots, std::string& out) const;
+  bool key_has_nil(const TableIndex& ix, const uint64_t* slots) const;
+
+  // The first unique index on which `slots` collides with a row other than
+  // `self` (0: a new row), looking only at indexes covering `field` when
+  // field >= 0. NULL when there is none.
+  const TableIndex* unique_conflict(const uint64_t* slots, int64_t self, int field = -1) const;
+
+  // The index on exactly `field` (a unique one preferred), or NULL.
+  const TableIndex* index_on(uint32_t field) const;
+
+  // Builds and from now on maintains the ordered side of `ix`.
+  void build_ordered(TableIndex& ix);
+
+  void index_add(int64_t id, const uint64_t* slots);     // all indexes; all or nothing
+  void index_remove(int64_t id, const uint64_t* slots);  // all indexes
+  void index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots);
+  void index_remove_from(TableIndex& ix, int64_t id, const uint64_t* slots);
+
+  std::vector<TableIndex> indexes;
+  int64_t next_id = 1;
+
+ private:
+  static constexpr unsigned kPageBits = 8;
+  static constexpr uint64_t kPageMask = (1u << kPageBits) - 1;
+  struct Page {
+    Row* rows[1u << kPageBits];
+    uint32_t live;
+  };
+
+  const ClassDef* def_;
+  std::vector<std::unique_ptr<Page>> pages_;
+  int64_t live_ = 0;
+};
+
+}  // namespace wo::db

@@ -1,0 +1,100 @@
+// transaction { } (runtime.md §2.2): begin takes the store's gate for this
+// thread, statements apply to RAM at once (read-your-writes) and log into
+// the transaction, commit stages the block as one unit and waits for its
+// one fdatasync, abort walks the undo log backwards.
+#include <cstdio>
+#include <cstdlib>
+
+#include "../trap.h"
+#include "common/traps.h"
+#include "engine.h"
+#include "frame.h"
+#include "txn.h"
+
+namespace wo::db {
+
+void Engine::begin(const WoSite* site) {
+  if (current_tx()) raise(static_cast<int64_t>(TrapCode::DB), site, "nested transaction");
+  auto tx = std::make_unique<Tx>();
+  {
+    std::unique_lock lk(mu_);
+    gate_.wait(lk, [&] { return owner_ == nullptr; });
+    owner_ = tx.get();
+  }
+  set_current_tx(tx.release());
+}
+
+namespace {
+
+// Frees what the undo log still owns once it can no longer be needed.
+void discard(const Store& store, Tx& tx) {
+  for (Undo& u : tx.undo) {
+    const ClassDef& c = store.table(u.cls).def();
+    if (u.op == Undo::Delete) row_free(c, u.row);
+    if (u.op == Undo::Update) word_free(c.fields[u.field], u.old);
+  }
+  tx.undo.clear();
+}
+
+}  // namespace
+
+void Engine::commit(const WoSite* site) {
+  Tx* tx = current_tx();
+  if (!tx) return;
+  uint64_t seq = 0;
+  {
+    std::unique_lock lk(mu_);
+    if (tx->nrec) {
+      if (tx->records.size() + head_.size() + kStageReserve + kFrameOverhead > kMaxFrame)
+        raise(static_cast<int64_t>(TrapCode::DB), site, "transaction too large for the table store");
+      seq = stage_unit(tx->records, tx->nrec);  // may trap OOM: the transaction is still open then
+    }
+    owner_ = nullptr;
+  }
+  gate_.notify_all();
+  set_current_tx(nullptr);
+  discard(store_, *tx);
+  delete tx;
+  if (seq) commit_->wait(seq);
+}
+
+void Engine::undo(Tx& tx) {
+  for (size_t i = tx.undo.size(); i-- > 0;) {
+    Undo& u = tx.undo[i];
+    Table& t = store_.table(u.cls);
+    const ClassDef& c = t.def();
+    switch (u.op) {
+      case Undo::Insert:
+        row_free(c, store_.detach(t, u.id));
+        t.next_id = u.id;  // walking backwards, this ends at the block's first id
+        break;
+      case Undo::Update:
+        word_free(c.fields[u.field], store_.set_field(t, u.id, u.field, u.old));
+        break;
+      case Undo::Delete:
+        store_.attach(t, u.id, u.row);  // the original id, its index entries, its refs
+        break;
+    }
+    tx.undo.pop_back();  // ownership went back to the store
+  }
+}
+
+void Engine::abort() noexcept {
+  Tx* tx = current_tx();
+  if (!tx) return;
+  try {
+    std::unique_lock lk(mu_);
+    undo(*tx);
+    owner_ = nullptr;
+  } catch (...) {
+    // Only allocation can fail here (an index node). RAM would then hold a
+    // half-undone block: not a state to continue from.
+    std::fputs("wo: out of memory while undoing a transaction\n", stderr);
+    std::abort();
+  }
+  gate_.notify_all();
+  set_current_tx(nullptr);
+  delete tx;
+}
+
+}  // namespace wo::db

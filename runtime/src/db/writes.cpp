@@ -1,0 +1,159 @@
+// The three write statements. Each one: copy the input outside the lock,
+// then under the write lock check everything that can trap (nothing changed
+// yet, no id taken), encode the record, apply to RAM, and stage the record
+// (or hand it to the open transaction with an undo entry); then, outside the
+// lock, wait for group commit.
+#include <vector>
+
+#include "../trap.h"
+#include "common/traps.h"
+#include "engine.h"
+#include "frame.h"
+#include "txn.h"
+
+namespace wo::db {
+namespace {
+
+thread_local std::string t_record;        // the statement's record, reused
+thread_local std::vector<uint64_t> t_slots;
+
+[[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg) {
+  raise(static_cast<int64_t>(code), site, msg.c_str());
+}
+
+void check_size(const std::string& rec, const WoSite* site) {
+  if (rec.size() + kStageReserve + kFrameOverhead > kMaxFrame) [[unlikely]]
+    trap(TrapCode::DB, site, "value too large for the table store");
+}
+
+// Owns a freshly copied row/word until the store takes it.
+struct RowHold {
+  const ClassDef& c;
+  Row* row;
+  ~RowHold() { row_free(c, row); }
+};
+struct WordHold {
+  const Field& f;
+  uint64_t w;
+  ~WordHold() { word_free(f, w); }
+};
+
+}  // namespace
+
+int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
+  Table& t = table(cls, site);
+  const ClassDef& c = t.def();
+  RowHold hold{c, row_from_abi(c, values, site)};
+  uint64_t seq = 0;
+  int64_t id;
+  {
+    auto lk = lock_write();
+    Tx* tx = current_tx();
+    const uint64_t* s = hold.row->slots();
+    int bad = store_.missing_ref(t, s);
+    if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
+    if (const TableIndex* ix = t.unique_conflict(s, 0))
+      trap(TrapCode::UNIQUE, site, "unique constraint violated: " + ix->label);
+    id = t.next_id;
+    bool log = logged(t);
+    std::string& rec = t_record;
+    rec.clear();
+    if (log) {
+      size_t at = begin_record(rec, kInsert, c.id, static_cast<uint64_t>(id));
+      encode_row(rec, c, s);
+      end_record(rec, at);
+      check_size(rec, site);
+    }
+    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    store_.attach(t, id, hold.row);
+    hold.row = nullptr;
+    t.next_id = id + 1;
+    if (tx) {
+      tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
+      if (log) {
+        tx->records.append(rec);
+        tx->nrec++;
+      }
+    } else if (log) {
+      seq = stage_unit(rec, 1);
+    }
+  }
+  if (seq) commit_->wait(seq);
+  return id;
+}
+
+void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSite* site) {
+  Table& t = table(cls, site);
+  const ClassDef& c = t.def();
+  const Field& fd = field(t, f, site);
+  WordHold hold{fd, word_from_abi(fd, value, site)};
+  uint64_t seq = 0;
+  {
+    auto lk = lock_write();
+    Tx* tx = current_tx();
+    Row* row = t.find(id);
+    if (!row) trap(TrapCode::DB, site, "no such row");
+    if (fd.kind == Kind::Ref && hold.w != 0 && !store_.table(fd.ref_class).find(static_cast<int64_t>(hold.w)))
+      trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + fd.name);
+    std::vector<uint64_t>& s = t_slots;  // the row as it will be
+    s.assign(row->slots(), row->slots() + c.fields.size());
+    s[f] = hold.w;
+    if (const TableIndex* ix = t.unique_conflict(s.data(), id, static_cast<int>(f)))
+      trap(TrapCode::UNIQUE, site, "unique constraint violated: " + ix->label);
+    bool log = logged(t);
+    std::string& rec = t_record;
+    rec.clear();
+    if (log) {  // UPDATE carries the whole row (§1.10)
+      size_t at = begin_record(rec, kUpdate, c.id, static_cast<uint64_t>(id));
+      encode_row(rec, c, s.data());
+      end_record(rec, at);
+      check_size(rec, site);
+    }
+    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    uint64_t old = store_.set_field(t, id, f, hold.w);
+    hold.w = old;  // the hold now frees the old value, unless the transaction keeps it
+    if (tx) {
+      tx->undo.push_back(Undo{Undo::Update, cls, f, id, old, nullptr});
+      hold.w = is_blob(fd.kind) ? 0 : old;
+      if (log) {
+        tx->records.append(rec);
+        tx->nrec++;
+      }
+    } else if (log) {
+      seq = stage_unit(rec, 1);
+    }
+  }
+  if (seq) commit_->wait(seq);
+}
+
+void Engine::remove(uint32_t cls, int64_t id, const WoSite* site) {
+  Table& t = table(cls, site);
+  const ClassDef& c = t.def();
+  uint64_t seq = 0;
+  {
+    auto lk = lock_write();
+    Tx* tx = current_tx();
+    Row* row = t.find(id);
+    if (!row) trap(TrapCode::DB, site, "no such row");
+    if (row->inbound) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+    bool log = logged(t);
+    std::string& rec = t_record;
+    rec.clear();
+    if (log) end_record(rec, begin_record(rec, kRemove, c.id, static_cast<uint64_t>(id)));
+    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    Row* gone = store_.detach(t, id);
+    if (tx) {
+      tx->undo.push_back(Undo{Undo::Delete, cls, 0, id, 0, gone});
+      if (log) {
+        tx->records.append(rec);
+        tx->nrec++;
+      }
+    } else {
+      row_free(c, gone);
+      if (log) seq = stage_unit(rec, 1);
+    }
+  }
+  if (seq) commit_->wait(seq);
+}
+
+}  // namespace wo::db
