@@ -43,8 +43,14 @@ struct ClassLayout {
 
 // An unwind region: the function as a whole (cleanup, then resume) or the body
 // of a `try` (release what the body owns, then run the handler).
+// The landing pad (`pad`) only holds the landingpad instruction; the work is
+// in `dispatch`, which an inner region may also branch to when it has done
+// its own part (a transaction aborts, then the unwind continues outward).
 struct Region {
+  enum Kind { Function, Try, Transaction } kind = Function;
   llvm::BasicBlock* pad = nullptr;       // created on first use
+  llvm::BasicBlock* dispatch = nullptr;
+  llvm::PHINode* lp = nullptr;           // the in-flight { exception, selector }
   std::vector<llvm::AllocaInst*> owned;  // heap slots registered while this region was open
 };
 
@@ -112,6 +118,17 @@ class Emitter {
   llvm::Value* call(llvm::FunctionCallee f, llvm::ArrayRef<llvm::Value*> args, const llvm::Twine& name = "");
   void trap(int64_t code, int64_t line, const char* msg = nullptr);
   void finish_function_pad(Region& r);
+  void forward_unwind(Region& from);   // continue an unwind in the enclosing region
+  void emit_transaction(const ast::Stmt& s);
+  // ---- tables (tables.cpp)
+  void emit_schema_boot();
+  Val emit_insert(const ast::Expr& e);
+  Val emit_row_field(const ast::Expr& e, llvm::Value* row);
+  void emit_row_store(const ast::Expr& target, llvm::Value* row, const Val& value);
+  Val emit_delete(const ast::Expr& e);
+  Val emit_query(const ast::Expr& e);
+  llvm::Value* db_word(llvm::Value* v, const Type* t);      // a value as the store's 64-bit word
+  llvm::Value* from_db_word(llvm::Value* w, const Type* t); // and back
   bool terminated() const;
   llvm::BasicBlock* new_block(const std::string& name);
 

@@ -46,6 +46,9 @@ Val Emitter::emit_expr(const ast::Expr& e) {
     case ExprKind::Try: return emit_try(e);
     case ExprKind::Switch: return emit_switch(e);
     case ExprKind::As: return emit_expr(*e.lhs);  // the decode call already knows its target (sema)
+    case ExprKind::Insert: return emit_insert(e);
+    case ExprKind::Delete: return emit_delete(e);
+    case ExprKind::Query: return emit_query(e);
     case ExprKind::EmptyMap:
       return own_temp(call(rt("wo_map_new"), {b_.getInt64(elem_kind(e.type->elem)), b_.getInt64(elem_kind(e.type->value))}));
     default: break;
@@ -432,6 +435,7 @@ Val Emitter::emit_map_index(const ast::Expr& e) {
 Val Emitter::emit_member(const ast::Expr& e) {
   Val obj = emit_expr(*e.lhs);
   const Symbol* f = e.sym;
+  if (f->cls->is_table) return emit_row_field(e, obj.v);
   const ClassLayout& l = layout(f->cls);
   llvm::Value* fp = b_.CreateStructGEP(l.type, obj.v, (unsigned)(f->field_index + 2));
   llvm::Type* stored = l.type->getElementType((unsigned)(f->field_index + 2));
@@ -548,6 +552,7 @@ Val Emitter::emit_try(const ast::Expr& e) {
   llvm::BasicBlock* end_bb = new_block("try.end");
 
   Region region;
+  region.kind = Region::Try;
   regions_.push_back(&region);
   Val body = emit_expr(*e.lhs);
   if (result) b_.CreateStore(take_owned(coerce(body, e.lhs->type, t), t), result);
@@ -555,10 +560,9 @@ Val Emitter::emit_try(const ast::Expr& e) {
   regions_.pop_back();
 
   if (region.pad) {
-    b_.SetInsertPoint(region.pad);
-    auto* lp = b_.CreateLandingPad(llvm::StructType::get(ctx_, {ptr_, b_.getInt32Ty()}), 1);
-    lp->addClause(llvm::ConstantPointerNull::get(ptr_));  // catch everything; wo_catch sorts it out
-    llvm::Value* exn = b_.CreateExtractValue(lp, 0);
+    // The pad's catch-all clause catches everything; wo_catch sorts it out.
+    b_.SetInsertPoint(region.dispatch);
+    llvm::Value* exn = b_.CreateExtractValue(region.lp, 0);
     for (auto* slot : region.owned) release_slot(slot);
     llvm::Value* err = call(rt("wo_catch"), {exn}, "err");
     push_scope();

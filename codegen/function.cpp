@@ -88,8 +88,31 @@ llvm::Value* Emitter::take_owned(const Val& v, const Type* t) {
 
 llvm::BasicBlock* Emitter::unwind_dest() {
   Region* r = regions_.back();
-  if (!r->pad) r->pad = llvm::BasicBlock::Create(ctx_, "unwind", llfn_);
+  if (r->pad) return r->pad;
+  r->pad = llvm::BasicBlock::Create(ctx_, "unwind", llfn_);
+  r->dispatch = llvm::BasicBlock::Create(ctx_, "unwind.dispatch", llfn_);
+  auto* lp_ty = llvm::StructType::get(ctx_, {ptr_, b_.getInt32Ty()});
+  llvm::IRBuilder<> b(r->pad);
+  auto* lp = b.CreateLandingPad(lp_ty, 1);
+  lp->setCleanup(true);
+  // If a `try` of this function is at or outside this region, the frame
+  // catches: the personality must see a catch clause here too.
+  bool catches = false;
+  for (Region* x : regions_) catches |= x->kind == Region::Try;
+  if (catches) lp->addClause(llvm::ConstantPointerNull::get(ptr_));
+  b.CreateBr(r->dispatch);
+  b.SetInsertPoint(r->dispatch);
+  r->lp = b.CreatePHI(lp_ty, 2, "lp");
+  r->lp->addIncoming(lp, r->pad);
   return r->pad;
+}
+
+// Hands an unwind that `from` has finished with to the enclosing region.
+void Emitter::forward_unwind(Region& from) {
+  unwind_dest();  // the enclosing region (now innermost) gets its pad
+  Region* outer = regions_.back();
+  outer->lp->addIncoming(from.lp, b_.GetInsertBlock());
+  b_.CreateBr(outer->dispatch);
 }
 
 llvm::Value* Emitter::call(llvm::FunctionCallee f, llvm::ArrayRef<llvm::Value*> args, const llvm::Twine& name) {
@@ -114,15 +137,9 @@ void Emitter::trap(int64_t code, int64_t line, const char* msg) {
 // The function-level landing pad: release every owned slot, keep unwinding.
 void Emitter::finish_function_pad(Region& r) {
   if (!r.pad) return;
-  if (llvm::pred_empty(r.pad)) {
-    r.pad->eraseFromParent();
-    return;
-  }
-  b_.SetInsertPoint(r.pad);
-  auto* lp = b_.CreateLandingPad(llvm::StructType::get(ctx_, {ptr_, b_.getInt32Ty()}), 0);
-  lp->setCleanup(true);
+  b_.SetInsertPoint(r.dispatch);
   for (auto* slot : all_heap_slots_) release(b_.CreateLoad(ptr_, slot));
-  b_.CreateResume(lp);
+  b_.CreateResume(r.lp);
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
@@ -153,6 +170,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   alloca_bb_ = llvm::BasicBlock::Create(ctx_, "entry", llfn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", llfn_);
   Region fn_region;
+  fn_region.kind = Region::Function;
   regions_ = {&fn_region};
   push_scope();
   push_temps();

@@ -37,6 +37,7 @@ llvm::Type* Emitter::llvm_type(const Type* t) {
       return i64_;
     case TypeKind::Bytes:
     case TypeKind::Map: return ptr_;
+    case TypeKind::Class: return t->cls->is_table ? static_cast<llvm::Type*>(i64_) : ptr_;  // a row is its id
     default: return ptr_;
   }
 }
@@ -133,7 +134,7 @@ bool runtime_nounwind(const std::string& n) {
                                 "wo_last_index_of", "wo_float_cmp", "wo_float_of_int", "wo_now",
                                 "wo_print", "wo_print_err", "wo_print_int", "wo_time_ticks", "wo_env_stopping",
                                 "wo_map_len", "wo_map_has", "wo_map_get_opt", "wo_map_iter", "wo_bytes_len",
-                                "wo_bytes_eq", "wo_gc_forget", "wo_gc_register"};
+                                "wo_bytes_eq", "wo_gc_forget", "wo_gc_register", "wo_tx_abort"};
   for (auto* x : names)
     if (n == x) return true;
   return false;
@@ -165,6 +166,22 @@ void Emitter::declare_runtime() {
   decl("wo_list_set", b_.getVoidTy(), {ptr_, i64_, i64_, ptr_});
   decl("wo_map_new", ptr_, {i64_, i64_});
   decl("wo_alloc_traced", ptr_, {i64_, ptr_});
+  // The table store (runtime/include/wo_db.h); uint32_t crosses as i32.
+  auto* i32 = b_.getInt32Ty();
+  decl("wo_db_boot", b_.getVoidTy(), {ptr_});
+  decl("wo_db_close", b_.getVoidTy(), {});
+  decl("wo_db_insert", i64_, {i32, ptr_, ptr_});
+  decl("wo_db_get", i64_, {i32, i64_, i32, ptr_});
+  decl("wo_db_set", b_.getVoidTy(), {i32, i64_, i32, i64_, ptr_});
+  decl("wo_db_delete", b_.getVoidTy(), {i32, i64_, ptr_});
+  decl("wo_db_scan", ptr_, {i32, ptr_});
+  decl("wo_db_probe", ptr_, {i32, i32, i64_, ptr_});
+  decl("wo_db_range", ptr_, {i32, i32, i64_, i64_, i32, i64_, ptr_});
+  decl("wo_db_sort", b_.getVoidTy(), {i32, ptr_, i32, i1_, ptr_});
+  runtime_["wo_db_sort"]->addParamAttr(3, llvm::Attribute::ZExt);
+  decl("wo_tx_begin", b_.getVoidTy(), {ptr_});
+  decl("wo_tx_commit", b_.getVoidTy(), {ptr_});
+  decl("wo_tx_abort", b_.getVoidTy(), {});
   decl("wo_gc_forget", b_.getVoidTy(), {ptr_});
   decl("wo_gc_register", b_.getVoidTy(), {ptr_, ptr_});
   decl("wo_map_get_opt", i64_, {ptr_, i64_});
@@ -362,9 +379,13 @@ void Emitter::emit_entry_points() {
   entry->setUWTableKind(llvm::UWTableKind::Async);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
   register_traces();
+  emit_schema_boot();  // tables: start-up rules, migration and replay before `main`
   std::vector<llvm::Value*> args;
   if (!main->params.empty()) args.push_back(entry->getArg(0));
   llvm::Value* r = b_.CreateCall(fns_.at(main), args);
+  bool tables = false;
+  for (auto& c : prog_.classes) tables |= c->is_table;
+  if (tables) b_.CreateCall(rt("wo_db_close"), {});
   b_.CreateRet(main->ret->kind == TypeKind::Void ? static_cast<llvm::Value*>(b_.getInt64(0)) : r);
 
   if (!opts_.with_c_main) return;

@@ -43,8 +43,8 @@ void Emitter::emit_stmt(const ast::Stmt& s) {
     case ast::StmtKind::Return: emit_return(s); return;
     case ast::StmtKind::Break: emit_jump(true); return;
     case ast::StmtKind::Continue: emit_jump(false); return;
-    case ast::StmtKind::Block:
-    case ast::StmtKind::Transaction: emit_block(*s.body); return;
+    case ast::StmtKind::Block: emit_block(*s.body); return;
+    case ast::StmtKind::Transaction: emit_transaction(s); return;
   }
 }
 
@@ -81,6 +81,7 @@ void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
   if (target.kind == ast::ExprKind::Member) {
     Val obj = emit_expr(*target.lhs);
     const Symbol* f = target.sym;
+    if (f->cls->is_table) return emit_row_store(target, obj.v, value);  // written through to the store
     const ClassLayout& l = layout(f->cls);
     llvm::Value* fp = b_.CreateStructGEP(l.type, obj.v, (unsigned)(f->field_index + 2));
     llvm::Value* owned = take_owned(value, t);

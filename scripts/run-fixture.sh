@@ -13,7 +13,9 @@
 # expected.stderr, the first stderr line must equal its first line. `args`
 # holds one program argument per line, `env` one KEY=VALUE per line.
 # The program runs in a fresh empty working directory with no WO_* variables
-# inherited. WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step.
+# inherited but WO_EPHEMERAL=1 and WO_SHARDS=1 (runtime.md §1.8; an `env` file
+# setting WO_DATA or WO_EPHEMERAL replaces the first). WO_FIXTURE_TIMEOUT
+# (seconds, default 60) bounds each step.
 # Exit status: 0 pass, 1 fail, 2 usage. Temporary files are always removed.
 set -uo pipefail
 
@@ -51,6 +53,12 @@ run_bounded() {
   for var in $(compgen -e); do
     [[ $var == WO_* ]] && envs+=(-u "$var")
   done
+  # The conformance rule of runtime.md §1.8: fixtures run RAM-only on one
+  # shard, unless their `env` file sets WO_DATA or WO_EPHEMERAL itself.
+  envs+=(WO_SHARDS=1)
+  if ! grep -qE '^(WO_DATA|WO_EPHEMERAL)=' "$dir/env" 2>/dev/null; then
+    envs+=(WO_EPHEMERAL=1)
+  fi
   if [[ -f $dir/env ]]; then
     while IFS= read -r line || [[ -n $line ]]; do
       [[ -z $line || $line == \#* ]] && continue

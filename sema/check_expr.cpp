@@ -89,9 +89,24 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
       t = expected->base();
       break;
     case ast::ExprKind::Spawn: return not_implemented(e, "actors (`spawn`) are");
-    case ast::ExprKind::Insert: return not_implemented(e, "tables (`insert`) are");
-    case ast::ExprKind::Delete: return not_implemented(e, "tables (`delete`) are");
-    case ast::ExprKind::Query: return not_implemented(e, "queries are");
+    case ast::ExprKind::Insert: {
+      inserting_ = true;
+      t = check_expr(*e.lhs);
+      inserting_ = false;
+      if (!t->is_poison() && !(t->kind == TypeKind::Class && t->cls->is_table)) {
+        error(DiagCode::E403, at(e.span), "`insert` into a class without @table is not implemented yet in woc");
+        t = types_.poison();
+      }
+      break;
+    }
+    case ast::ExprKind::Delete: {
+      const Type* r = check_expr(*e.lhs);
+      if (!r->is_poison() && !(r->kind == TypeKind::Class && r->cls->is_table))
+        error(DiagCode::E201, at(e.lhs->span), "`delete` takes a row of a @table class, found " + type_name(r));
+      t = types_.int_();  // an opaque success value (language.md §12.5)
+      break;
+    }
+    case ast::ExprKind::Query: t = check_query(e); break;
     case ast::ExprKind::LegacySelect: return not_implemented(e, "the legacy SELECT form is");
   }
   return e.type = t;
@@ -188,6 +203,7 @@ const Type* Checker::check_binary(ast::Expr& e) {
         error(DiagCode::E201, at(e.span), sp + " compares " + type_name(l) + " with " + type_name(r));
       return types_.bool_();
     }
+    if (l->kind == TypeKind::Class && l->cls->is_table && l == r) return types_.bool_();  // row identity
     if (l->kind == TypeKind::Union || r->kind == TypeKind::Union) {
       if (l != r && !l->is_poison() && !r->is_poison())
         error(DiagCode::E201, at(e.span), sp + " compares values of two different types: " + type_name(l) + " and " + type_name(r));
@@ -404,6 +420,66 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
   return types_.poison();
 }
 
+// `from x in Src where … order by x.f [desc] take n select e` (language.md §13):
+// a multi of the selected values, evaluated eagerly.
+const Type* Checker::check_query(ast::Expr& e) {
+  ast::Expr& src = *e.lhs;
+  const Type* row = nullptr;
+  if (src.kind == ast::ExprKind::Name && !lookup_local(src.text)) {
+    ClassInfo* c = find_class(src.text);
+    if (!c || !c->is_table) {
+      error(DiagCode::E250, at(src.span), "a query reads a @table class or a backlink; `" + src.text + "` is neither");
+      return types_.poison();
+    }
+    src.sym = c->sym.get();
+    src.type = c->type;
+    row = c->type;
+  } else {
+    const Type* st = check_expr(src);
+    bool backlink = src.kind == ast::ExprKind::Member && src.sym && src.sym->kind == SymKind::Field &&
+                    src.sym->cls->fields[src.sym->field_index].backlink_cls;
+    if (st->is_poison()) return st;
+    if (!backlink && !(st->kind == TypeKind::List && st->elem->kind == TypeKind::Class && st->elem->cls->is_table)) {
+      error(DiagCode::E250, at(src.span), "a query reads a @table class or a backlink, not " + type_name(st));
+      return types_.poison();
+    }
+    row = st->elem;
+  }
+  push_scope();
+  e.sym = declare_local(e.catch_name, row, at(e.catch_name_span));
+  for (auto& c : e.clauses) {
+    switch (c.kind) {
+      case ast::QueryClause::Where: check_cond(*c.expr); break;
+      case ast::QueryClause::OrderBy: {
+        const Type* k = check_expr(*c.expr);
+        bool field_of_var = c.expr->kind == ast::ExprKind::Member && c.expr->lhs->kind == ast::ExprKind::Name &&
+                            c.expr->lhs->sym == e.sym && c.expr->sym && c.expr->sym->kind == SymKind::Field &&
+                            c.expr->sym->cls->fields[c.expr->sym->field_index].column >= 0;
+        if (!field_of_var && !k->is_poison())
+          error(DiagCode::E250, at(c.span), "`order by` takes a stored field of `" + e.catch_name + "`, e.g. `order by " +
+                                                e.catch_name + ".f`");
+        break;
+      }
+      case ast::QueryClause::Take: {
+        const Type* n = check_expr(*c.expr);
+        if (!n->is_poison() && !n->is_int_like()) mismatch(at(c.expr->span), "`take` count", types_.int_(), n);
+        break;
+      }
+      case ast::QueryClause::GroupBy:
+        error(DiagCode::E250, at(c.span), "`group … by … into` is not supported");
+        break;
+    }
+  }
+  const Type* sel = e.rhs ? check_expr(*e.rhs) : row;
+  pop_scope();
+  if (sel->is_poison()) return sel;
+  if (sel->kind == TypeKind::Void || sel->is_nullable() || sel->kind == TypeKind::List || sel->kind == TypeKind::Map) {
+    error(DiagCode::E250, at(e.rhs ? e.rhs->span : e.span), "a query selects its row or a field of it, not " + type_name(sel));
+    return types_.poison();
+  }
+  return types_.list_of(sel);
+}
+
 // `json.decode(t) as T` is the only use of `as` (language.md §10.9): `?T`.
 const Type* Checker::check_as(ast::Expr& e) {
   const Type* target = resolve_type(e.as_type.get());
@@ -497,8 +573,8 @@ bool fits(char code, const Type* t, const Type* arg0) {
     return assignable(slot, t) || (slot->base()->kind == TypeKind::Interface && t->kind == TypeKind::Class);
   };
   switch (code) {
-    case 'i': return t->is_int_like() || t->kind == TypeKind::Bool;
-    case 'n': return t->is_int_like();
+    case 'i': return t->is_int_like() || t->kind == TypeKind::Bool || (t->kind == TypeKind::Class && t->cls->is_table);
+    case 'n': return t->is_int_like() || (t->kind == TypeKind::Class && t->cls->is_table);
     case 'b': return t->kind == TypeKind::Bool;
     case 'f': return t->kind == TypeKind::Float;
     case 't': return t->kind == TypeKind::Text;
@@ -728,11 +804,21 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
     return types_.poison();
   }
   e.sym = cls->sym.get();
+  if (cls->is_table && !inserting_) {
+    error(DiagCode::E403, at(e.span), "`" + cls->name + "` is a @table class: make rows with `insert " + cls->name + " { ... }`");
+    for (auto& f : e.fields) check_expr(*f.value);
+    return types_.poison();
+  }
   std::set<std::string> given;
   for (auto& f : e.fields) {
     const FieldInfo* fi = cls->field(f.name);
     if (!fi) {
       error(DiagCode::E202, at(f.name_span), "`" + cls->name + "` has no field `" + f.name + "`");
+      check_expr(*f.value);
+      continue;
+    }
+    if (fi->backlink_cls) {
+      error(DiagCode::E202, at(f.name_span), "`" + f.name + "` is a backlink: it is computed, not stored");
       check_expr(*f.value);
       continue;
     }
@@ -742,7 +828,7 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
     check_flow(fi->type, t, at(f.value->span), "field `" + f.name + "`", Flow::Field);
   }
   for (auto& fi : cls->fields) {
-    if (given.count(fi.name)) continue;
+    if (given.count(fi.name) || fi.backlink_cls) continue;
     if (!fi.decl || !fi.decl->default_value) {
       if (fi.type->is_nullable()) continue;  // an omitted ?T field is nil
       error(DiagCode::E206, at(e.span), "constructor of `" + cls->name + "` is missing field `" + fi.name + "`");

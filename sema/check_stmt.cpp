@@ -66,6 +66,8 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
 
 void Checker::check_fn(FnInfo& fn) {
   fn_ = &fn;
+  tx_depth_ = 0;
+  tx_loop_base_.clear();
   cur_module_ = fn.module;
   cur_file_ = fn.file;
   loop_depth_ = 0;
@@ -189,6 +191,9 @@ void Checker::check_assign(ast::Stmt& s) {
   if (s.target->kind == ast::ExprKind::Member) {
     const Symbol* f = s.target->sym;
     const FieldInfo& fi = f->cls->fields[f->field_index];
+    if (fi.backlink_cls)
+      error(DiagCode::E403, at(s.target->span), "`" + fi.name + "` is a backlink: it is computed from `" +
+                                                    fi.backlink_cls->name + "`, not assigned");
     if (fi.pub_read && !(fn_ && fn_->owner == f->cls))
       error(DiagCode::E219, at(s.target->span),
             "field `" + fi.name + "` is pub(read): only methods of `" + f->cls->name + "` may write it");
@@ -293,6 +298,8 @@ void Checker::check_stmt(ast::Stmt& s) {
       return;
     }
     case ast::StmtKind::Return: {
+      if (tx_depth_ > 0)
+        error(DiagCode::E112, at(s.span), "`return` would leave a `transaction { }` block: only a trap may leave it early");
       const Type* want = fn_ ? fn_->ret : types_.void_();
       if (!s.expr) {
         if (want->kind != TypeKind::Void && !want->is_poison())
@@ -311,6 +318,9 @@ void Checker::check_stmt(ast::Stmt& s) {
     }
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue:
+      if (!tx_loop_base_.empty() && loop_depth_ == tx_loop_base_.back() && loop_depth_ > 0)
+        error(DiagCode::E112, at(s.span), std::string("`") + (s.kind == ast::StmtKind::Break ? "break" : "continue") +
+                                              "` would leave a `transaction { }` block: only a trap may leave it early");
       if (loop_depth_ == 0)
         error(DiagCode::E403, at(s.span),
               std::string("`") + (s.kind == ast::StmtKind::Break ? "break" : "continue") + "` outside a loop");
@@ -319,8 +329,11 @@ void Checker::check_stmt(ast::Stmt& s) {
       check_block(*s.body);
       return;
     case ast::StmtKind::Transaction:
-      error(DiagCode::E403, at(s.span), "`transaction { }` is not implemented yet in woc");
+      ++tx_depth_;
+      tx_loop_base_.push_back(loop_depth_);
       check_block(*s.body);
+      tx_loop_base_.pop_back();
+      --tx_depth_;
       return;
   }
 }

@@ -25,6 +25,7 @@ class Checker {
   void declare_predeclared();
   void declare_file(ast::File& file, const std::string& module);
   void resolve_class_fields(ClassInfo& cls);
+  void resolve_table(ClassInfo& cls);
   FnInfo* declare_fn(ast::FnDecl& fn, ClassInfo* owner, const std::string& module, uint32_t file);
   void declare_uses(ast::File& file, const std::string& module);
   void check_using_collisions();
@@ -147,7 +148,12 @@ class Checker {
   std::map<std::string, InterfaceInfo*> interfaces_by_name_;
   std::map<std::string, VariantInfo*> variants_by_name_;
   std::vector<std::vector<Symbol*>> narrow_;
-  const Type* as_target_ = nullptr;  // the T of an enclosing `json.decode(t) as T`
+  const Type* as_target_ = nullptr;
+  int table_count_ = 0;
+  bool inserting_ = false;     // checking the constructor of an `insert`
+  int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function
+  std::vector<int> tx_loop_base_;  // loop_depth_ when each open transaction began
+  const Type* check_query(ast::Expr& e);  // the T of an enclosing `json.decode(t) as T`
 
   // current function context
   FnInfo* fn_ = nullptr;

@@ -288,11 +288,14 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
     return info_.classes.back().get();
   };
   for (auto& c : file.classes) {
-    for (auto& a : c->annotations) {
-      if (a.name == "table")
-        error(DiagCode::E403, at(a.span), "@table classes are not implemented yet in woc");
-    }
     ClassInfo* cls = add_class(c->name, c->span, c.get(), nullptr);
+    for (auto& a : c->annotations) {
+      if (a.name != "table") continue;
+      cls->is_table = true;
+      cls->table_name = a.table_name.value_or(c->name);
+      cls->durable = a.durable.value_or(true);
+      cls->resident_keys = a.resident.value_or("all") == "keys";
+    }
     cls->is_pub = c->is_pub;
     for (auto& m : c->methods) declare_fn(*m, cls, module, file.file_id);
   }
@@ -382,10 +385,24 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       }
       return types_.map_of(k, v);
     }
-    case ast::TypeExpr::Ref:
-    case ast::TypeExpr::Backlink:
-      error(DiagCode::E403, loc, "table references (`ref`, `backlink`) are not implemented yet in woc");
-      return types_.poison();
+    case ast::TypeExpr::Ref: {
+      const Type* target = named(t->name);
+      if (target->is_poison()) return target;
+      if (target->kind != TypeKind::Class || !target->cls->is_table) {
+        error(DiagCode::E225, loc, "`ref " + t->name + "`: `" + t->name + "` is not a @table class");
+        return types_.poison();
+      }
+      return target;  // a row value is its id: `ref C` and `C` are the same handle
+    }
+    case ast::TypeExpr::Backlink: {
+      const Type* source = named(t->name);
+      if (source->is_poison()) return source;
+      if (source->kind != TypeKind::Class || !source->cls->is_table) {
+        error(DiagCode::E225, loc, "`backlink " + t->name + "." + t->second + "`: `" + t->name + "` is not a @table class");
+        return types_.poison();
+      }
+      return types_.list_of(source);  // the referring rows; resolved in resolve_table
+    }
     case ast::TypeExpr::Actor:
       error(DiagCode::E403, loc, "actors are not implemented yet in woc");
       return types_.poison();
@@ -410,7 +427,61 @@ void Checker::resolve_class_fields(ClassInfo& cls) {
     f.sym->cls = &cls;
     f.sym->field_index = (int)cls.fields.size();
     f.sym->loc = at(d.span);
+    for (auto& a : d.annotations)
+      if (a.name == "unique") f.unique = true;
     cls.fields.push_back(std::move(f));
+  }
+}
+
+// Table classes: stored columns, backlinks, declared indexes, WO-E224, and the
+// position in the store's schema.
+void Checker::resolve_table(ClassInfo& cls) {
+  if (!cls.is_table) return;
+  cls.db_index = table_count_++;
+  int column = 0;
+  for (auto& f : cls.fields) {
+    const ast::TypeExpr* te = f.decl ? f.decl->type.get() : nullptr;
+    if (te && te->kind == ast::TypeExpr::Backlink) {
+      if (f.type->is_poison()) continue;
+      ClassInfo* src = f.type->elem->cls;
+      int fi = src->field_index(te->second);
+      const Type* want = cls.type;
+      if (fi < 0 || src->fields[fi].type->base() != want) {
+        error(DiagCode::E225, at(f.decl->span), "`backlink " + te->name + "." + te->second + "` needs `" + te->name + "." +
+                                                  te->second + "` to be a `ref " + cls.name + "` field");
+        continue;
+      }
+      f.backlink_cls = src;
+      f.backlink_field = fi;
+      continue;
+    }
+    f.column = column++;
+    const Type* b = f.type->base();
+    bool storable = b->is_int_like() || b->kind == TypeKind::Bool || b->kind == TypeKind::Float ||
+                    b->kind == TypeKind::Text || b->kind == TypeKind::Bytes ||
+                    (b->kind == TypeKind::Class && b->cls->is_table) || b->is_poison();
+    if (!storable)
+      error(DiagCode::E403, at(f.decl->span), "a field of type " + type_name(f.type) +
+                                                  " cannot be stored in a table yet (scalars, Text, Bytes and refs can)");
+    if (b->kind == TypeKind::Class && b->cls->is_table && cls.durable && !b->cls->durable)
+      error(DiagCode::E224, at(f.decl->span), "durable table `" + cls.name + "` refers to `" + b->cls->name +
+                                                  "`, which is `durable: false`: the id would dangle after a restart");
+  }
+  for (auto& a : cls.decl->annotations) {
+    if (a.name != "table") continue;
+    for (size_t k = 0; k < a.indexes.size(); ++k) {
+      std::vector<int> cols;
+      for (auto& name : a.indexes[k]) {
+        int fi = cls.field_index(name);
+        if (fi < 0 || cls.fields[fi].column < 0) {
+          error(DiagCode::E102, at(a.span), "`index:` names `" + name + "`, which is not a stored field of `" + cls.name + "`");
+          cols.clear();
+          break;
+        }
+        cols.push_back(fi);
+      }
+      if (!cols.empty()) cls.indexes.push_back(cols);
+    }
   }
 }
 
@@ -519,6 +590,7 @@ void Checker::run() {
   for (auto& mod : prog_.modules)
     for (auto& file : mod->files) declare_uses(*file, mod->path);
   for (auto& cls : info_.classes) resolve_class_fields(*cls);
+  for (auto& cls : info_.classes) resolve_table(*cls);
   for (auto& u : info_.unions) resolve_union(*u);
   for (auto& i : info_.interfaces) resolve_interface(*i);
   for (auto& fn : info_.fns) resolve_signature(*fn);

@@ -51,7 +51,7 @@ class OwnershipPass {
       case TypeKind::List:
       case TypeKind::Interface: return true;
       case TypeKind::Union: return t->uni->has_payload;
-      case TypeKind::Class: return !t->cls->predeclared && !traced_.count(t->cls);
+      case TypeKind::Class: return !t->cls->predeclared && !t->cls->is_table && !traced_.count(t->cls);
       default: return false;  // scalars, Text (copied on store), bare unions
     }
   }
@@ -398,7 +398,9 @@ std::set<const ClassInfo*> infer_traced(const ProgramInfo& info) {
     t = t->base();
     switch (t->kind) {
       case TypeKind::List: add(from, t->elem); break;
-      case TypeKind::Class: edges[from].insert(t->cls); break;
+      case TypeKind::Class:
+        if (!t->cls->is_table) edges[from].insert(t->cls);  // rows are ids: they never close a cycle
+        break;
       case TypeKind::Union: edges[from].insert(t->uni); break;
       case TypeKind::Interface:
         for (auto& c : info.classes) edges[from].insert(c.get());  // could hold any class

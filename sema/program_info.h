@@ -52,6 +52,10 @@ struct FieldInfo {
   const Type* type = nullptr;
   const ast::FieldDecl* decl = nullptr;   // null for predeclared records
   bool pub_read = false;
+  bool unique = false;                    // @unique (table classes)
+  int column = -1;                        // table classes: the stored column (backlinks have none)
+  ClassInfo* backlink_cls = nullptr;      // `backlink C.f`: C
+  int backlink_field = -1;                //   and f's field index in C
   std::unique_ptr<Symbol> sym;            // SymKind::Field
 };
 
@@ -78,6 +82,13 @@ struct ClassInfo {
   const ast::RecordDecl* record = nullptr; // typedef record
   bool predeclared = false;                // Error
   bool traced = false;                     // can form a cycle: exempt from moves (§15.6)
+  // @table: values of the class are row handles (the row id); fields live in the store.
+  bool is_table = false;
+  std::string table_name;
+  bool durable = true;
+  bool resident_keys = false;
+  std::vector<std::vector<int>> indexes;   // declared `index: [...]` lists (field indexes)
+  int db_index = -1;                       // position in the program's store schema
   std::vector<FieldInfo> fields;
   std::vector<std::unique_ptr<FnInfo>> methods;  // instance and static
   std::unique_ptr<Symbol> sym;             // SymKind::Class

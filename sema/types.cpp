@@ -81,8 +81,8 @@ bool Type::is_heap() const {
     case TypeKind::JsonValue:
     case TypeKind::List:
     case TypeKind::Map:
-    case TypeKind::Class:
     case TypeKind::Interface: return true;
+    case TypeKind::Class: return !cls->is_table;  // a table row is a copyable id
     case TypeKind::Union: return uni->has_payload;
     case TypeKind::Nullable: return elem->is_heap();
     default: return false;
@@ -128,6 +128,8 @@ bool assignable(const Type* to, const Type* from) {
   if (to->is_poison() || from->is_poison()) return true;
   if (to == from) return true;
   if (to->is_int_like() && from->is_int_like()) return true;
+  // A row is its id: accepted wherever an Int is expected (language.md §12.3).
+  if (to->is_int_like() && from->kind == TypeKind::Class && from->cls->is_table) return true;
   if (same_record(to, from)) return true;
   if (to->kind == TypeKind::Nullable) {
     if (from->kind == TypeKind::Nil) return true;

@@ -1,0 +1,291 @@
+// Tables (language.md §12–§13, runtime.md §1–§2) lowered onto the store's C
+// ABI (runtime/include/wo_db.h): the schema as constant data booted before
+// `main`, rows as their ids, field reads and writes as store calls, queries
+// as loops over id lists, and `transaction { }` as begin/commit with an abort
+// on the unwind path.
+#include <functional>
+
+#include "codegen/emitter.h"
+
+namespace wo::codegen {
+
+using ast::ExprKind;
+
+namespace {
+enum : uint32_t { DB_INT = 1, DB_BOOL, DB_FLOAT, DB_TEXT, DB_BYTES, DB_TIMESTAMP, DB_ID, DB_REF };
+enum : uint32_t { DB_TABLE = 1, DB_VOLATILE = 2, DB_RESIDENT_KEYS = 4 };
+enum : uint32_t { DB_LO = 1, DB_LO_OPEN = 2, DB_HI = 4, DB_HI_OPEN = 8, DB_DESC = 16 };
+
+bool is_row(const Type* t) { return t->kind == TypeKind::Class && t->cls->is_table; }
+
+uint32_t db_kind(const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Bool: return DB_BOOL;
+    case TypeKind::Float: return DB_FLOAT;
+    case TypeKind::Text: return DB_TEXT;
+    case TypeKind::Bytes: return DB_BYTES;
+    case TypeKind::Timestamp: return DB_TIMESTAMP;
+    case TypeKind::Id: return DB_ID;
+    case TypeKind::Class: return DB_REF;
+    default: return DB_INT;
+  }
+}
+}  // namespace
+
+llvm::Value* Emitter::db_word(llvm::Value* v, const Type* t) {
+  const Type* b = t->base();
+  if (t->is_nullable() && is_row(b))  // the store's nil of `?ref` is id 0
+    return b_.CreateSelect(is_nil(v, t), b_.getInt64(0), v);
+  return to_slot(v, b);
+}
+
+llvm::Value* Emitter::from_db_word(llvm::Value* w, const Type* t) {
+  const Type* b = t->base();
+  if (t->is_nullable() && is_row(b)) return b_.CreateSelect(b_.CreateICmpEQ(w, b_.getInt64(0)), nil_of(t), w);
+  if (t->is_nullable() && !b->is_heap()) {
+    if (b->kind == TypeKind::Float) return b_.CreateBitCast(w, f64_);
+    return w;  // ?Int / ?Bool keep the sentinel word
+  }
+  return from_slot(w, b);
+}
+
+void Emitter::emit_schema_boot() {
+  std::vector<const ClassInfo*> tables;
+  for (auto& c : prog_.classes)
+    if (c->is_table) tables.push_back(c.get());
+  if (tables.empty()) return;
+  auto* i32 = b_.getInt32Ty();
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32});
+  auto* index_ty = llvm::StructType::get(ctx_, {i32, i32, ptr_});
+  auto* class_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, ptr_, i32, ptr_});
+  auto* schema_ty = llvm::StructType::get(ctx_, {i32, ptr_});
+  auto global = [&](llvm::Constant* init, const std::string& name) {
+    return new llvm::GlobalVariable(*mod_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+  };
+  std::vector<llvm::Constant*> classes;
+  for (const ClassInfo* c : tables) {
+    std::vector<llvm::Constant*> fields, indexes;
+    for (auto& f : c->fields) {
+      if (f.column < 0) continue;
+      const Type* b = f.type->base();
+      fields.push_back(llvm::ConstantStruct::get(
+          field_ty, {c_string(f.name), b_.getInt32(db_kind(b)), b_.getInt32(f.type->is_nullable() ? 1 : 0),
+                     b_.getInt32(is_row(b) ? b->cls->db_index : -1)}));
+    }
+    auto add_index = [&](uint32_t flags, const std::vector<int>& field_indexes) {
+      std::vector<llvm::Constant*> cols;
+      for (int fi : field_indexes) cols.push_back(b_.getInt32(c->fields[fi].column));
+      auto* arr = llvm::ConstantArray::get(llvm::ArrayType::get(i32, cols.size()), cols);
+      indexes.push_back(llvm::ConstantStruct::get(
+          index_ty, {b_.getInt32(flags), b_.getInt32((uint32_t)cols.size()), global(arr, "db.cols." + c->name)}));
+    };
+    for (size_t i = 0; i < c->fields.size(); ++i)
+      if (c->fields[i].unique && c->fields[i].column >= 0) add_index(1, {(int)i});
+    for (auto& idx : c->indexes) add_index(0, idx);
+    auto* farr = llvm::ConstantArray::get(llvm::ArrayType::get(field_ty, fields.size()), fields);
+    auto* iarr = llvm::ConstantArray::get(llvm::ArrayType::get(index_ty, indexes.size()), indexes);
+    uint32_t flags = DB_TABLE | (c->durable ? 0 : DB_VOLATILE) | (c->resident_keys ? DB_RESIDENT_KEYS : 0);
+    classes.push_back(llvm::ConstantStruct::get(
+        class_ty, {c_string(c->table_name), b_.getInt32(flags), b_.getInt32((uint32_t)fields.size()),
+                   global(farr, "db.fields." + c->name), b_.getInt32((uint32_t)indexes.size()),
+                   global(iarr, "db.indexes." + c->name)}));
+  }
+  auto* carr = llvm::ConstantArray::get(llvm::ArrayType::get(class_ty, classes.size()), classes);
+  auto* schema = global(llvm::ConstantStruct::get(schema_ty, {b_.getInt32((uint32_t)classes.size()), global(carr, "db.classes")}),
+                        "db.schema");
+  b_.CreateCall(rt("wo_db_boot"), {schema});
+}
+
+Val Emitter::emit_insert(const ast::Expr& e) {
+  const ast::Expr& ctor = *e.lhs;
+  const ClassInfo* cls = ctor.sym->cls;
+  // Field values in source order; the store copies what it keeps (inputs are lent).
+  std::vector<Val> given(cls->fields.size());
+  std::vector<bool> has(cls->fields.size(), false);
+  for (auto& f : ctor.fields) {
+    int i = cls->field_index(f.name);
+    given[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
+    has[i] = true;
+  }
+  int ncols = 0;
+  for (auto& f : cls->fields) ncols += f.column >= 0;
+  auto* arr_ty = llvm::ArrayType::get(i64_, std::max(ncols, 1));
+  llvm::AllocaInst* arr = entry_alloca(arr_ty, "row.values");
+  for (size_t i = 0; i < cls->fields.size(); ++i) {
+    const sema::FieldInfo& fi = cls->fields[i];
+    if (fi.column < 0) continue;
+    Val v;
+    if (has[i]) {
+      v = given[i];
+    } else if (fi.decl && fi.decl->default_value) {
+      v = coerce(emit_field_default(fi), fi.decl->default_value->type, fi.type);
+    } else {
+      v = Val{nil_of(fi.type)};
+    }
+    b_.CreateStore(db_word(v.v, fi.type), b_.CreateConstGEP2_64(arr_ty, arr, 0, fi.column));
+  }
+  return Val{call(rt("wo_db_insert"), {b_.getInt32(cls->db_index), arr, site(e.span.begin.line)}, "row")};
+}
+
+Val Emitter::emit_row_field(const ast::Expr& e, llvm::Value* row) {
+  const sema::FieldInfo& f = e.sym->cls->fields[e.sym->field_index];
+  llvm::Constant* where = site(e.span.begin.line);
+  if (f.backlink_cls) {
+    // The rows of C whose f refers to this one: a probe of C.f.
+    const sema::FieldInfo& ref = f.backlink_cls->fields[f.backlink_field];
+    return own_temp(call(rt("wo_db_probe"), {b_.getInt32(f.backlink_cls->db_index), b_.getInt32(ref.column), row, where}));
+  }
+  llvm::Value* w = call(rt("wo_db_get"), {b_.getInt32(e.sym->cls->db_index), row, b_.getInt32(f.column), where}, e.text);
+  llvm::Value* v = from_db_word(w, f.type);
+  if (f.type->is_heap()) return own_temp(v);  // a fresh copy of the stored Text/Bytes
+  return Val{v};
+}
+
+void Emitter::emit_row_store(const ast::Expr& target, llvm::Value* row, const Val& value) {
+  const sema::FieldInfo& f = target.sym->cls->fields[target.sym->field_index];
+  call(rt("wo_db_set"), {b_.getInt32(target.sym->cls->db_index), row, b_.getInt32(f.column), db_word(value.v, f.type),
+                         site(target.span.begin.line)});
+}
+
+Val Emitter::emit_delete(const ast::Expr& e) {
+  Val row = emit_expr(*e.lhs);
+  call(rt("wo_db_delete"), {b_.getInt32(e.lhs->type->cls->db_index), row.v, site(e.span.begin.line)});
+  return Val{b_.getInt64(1)};
+}
+
+Val Emitter::emit_query(const ast::Expr& e) {
+  const ast::Expr& src = *e.lhs;
+  const Type* row_t = e.sym->type;
+  const ClassInfo* cls = row_t->cls;
+  llvm::Value* db = b_.getInt32(cls->db_index);
+  llvm::Constant* where_site = site(e.span.begin.line);
+  std::vector<const ast::QueryClause*> wheres;
+  const ast::QueryClause* order = nullptr;
+  const ast::QueryClause* take = nullptr;
+  for (auto& c : e.clauses) {
+    if (c.kind == ast::QueryClause::Where) wheres.push_back(&c);
+    if (c.kind == ast::QueryClause::OrderBy) order = &c;
+    if (c.kind == ast::QueryClause::Take) take = &c;
+  }
+  auto column_of = [&](const ast::Expr& m) { return cls->fields[m.sym->field_index].column; };
+  auto is_var_field = [&](const ast::Expr& x) {
+    return x.kind == ExprKind::Member && x.lhs->kind == ExprKind::Name && x.lhs->sym == e.sym && x.sym &&
+           x.sym->kind == sema::SymKind::Field && column_of(x) >= 0;
+  };
+  std::function<bool(const ast::Expr&)> mentions_var = [&](const ast::Expr& x) -> bool {
+    if (x.kind == ExprKind::Name && x.sym == e.sym) return true;
+    if (x.lhs && mentions_var(*x.lhs)) return true;
+    if (x.rhs && mentions_var(*x.rhs)) return true;
+    for (auto& a : x.args)
+      if (mentions_var(*a)) return true;
+    return false;
+  };
+  llvm::Value* limit = take ? emit_expr(*take->expr).v : nullptr;
+  Val ids;
+  bool ordered = false, limited = false;
+  if (src.kind == ExprKind::Name && src.sym && src.sym->kind == sema::SymKind::Class) {
+    // An equality on a stored column is a probe (an index lookup when indexed).
+    const ast::Expr* probe_field = nullptr;
+    const ast::Expr* probe_key = nullptr;
+    for (auto* w : wheres) {
+      const ast::Expr& c = *w->expr;
+      if (c.kind != ExprKind::Binary || c.binary_op != ast::BinaryOp::Eq) continue;
+      if (is_var_field(*c.lhs) && !mentions_var(*c.rhs) && c.lhs->type->base() == c.lhs->type) {
+        probe_field = c.lhs.get();
+        probe_key = c.rhs.get();
+      } else if (is_var_field(*c.rhs) && !mentions_var(*c.lhs) && c.rhs->type->base() == c.rhs->type) {
+        probe_field = c.rhs.get();
+        probe_key = c.lhs.get();
+      }
+      if (probe_field) break;
+    }
+    if (probe_field) {
+      const Type* ft = cls->fields[probe_field->sym->field_index].type;
+      Val k = coerce(emit_expr(*probe_key), probe_key->type, ft);
+      ids = own_temp(call(rt("wo_db_probe"), {db, b_.getInt32(column_of(*probe_field)), db_word(k.v, ft), where_site}));
+    } else if (order && wheres.empty()) {
+      uint32_t flags = order->descending ? uint32_t(DB_DESC) : 0u;
+      ids = own_temp(call(rt("wo_db_range"), {db, b_.getInt32(column_of(*order->expr)), b_.getInt64(0), b_.getInt64(0),
+                                              b_.getInt32(flags), limit ? limit : b_.getInt64(-1), where_site}));
+      ordered = true;
+      limited = limit != nullptr;
+    } else {
+      ids = own_temp(call(rt("wo_db_scan"), {db, where_site}));
+    }
+  } else {
+    ids = emit_expr(src);  // a backlink: already the referring rows
+  }
+  llvm::AllocaInst* var = local_slot(e.sym);
+  // Loops over an id list: `body` runs with the query variable bound.
+  auto each_row = [&](llvm::Value* list, const std::function<void()>& body) {
+    llvm::AllocaInst* idx = entry_alloca(i64_, "q.i");
+    b_.CreateStore(b_.getInt64(0), idx);
+    llvm::BasicBlock* cond_bb = new_block("q.cond");
+    llvm::BasicBlock* body_bb = new_block("q.body");
+    llvm::BasicBlock* end_bb = new_block("q.end");
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(cond_bb);
+    llvm::Value* i = b_.CreateLoad(i64_, idx);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, call(rt("wo_list_len"), {list})), body_bb, end_bb);
+    b_.SetInsertPoint(body_bb);
+    b_.CreateStore(call(rt("wo_list_get"), {list, i, where_site}), var);
+    body();
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(end_bb);
+  };
+  if (!wheres.empty()) {
+    Val kept = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), b_.getInt64(0)}));
+    each_row(ids.v, [&] {
+      llvm::BasicBlock* keep_bb = new_block("q.keep");
+      llvm::BasicBlock* next_bb = new_block("q.next");
+      for (auto* w : wheres) {
+        llvm::Value* ok = emit_cond(*w->expr);
+        llvm::BasicBlock* more = new_block("q.where");
+        b_.CreateCondBr(ok, more, next_bb);
+        b_.SetInsertPoint(more);
+      }
+      b_.CreateBr(keep_bb);
+      b_.SetInsertPoint(keep_bb);
+      call(rt("wo_list_push"), {kept.v, b_.CreateLoad(i64_, var)});
+      b_.CreateBr(next_bb);
+      b_.SetInsertPoint(next_bb);
+    });
+    ids = kept;
+  }
+  if (order && !ordered)
+    call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
+  if (limit && !limited)
+    ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), limit, where_site}));
+  if (!e.rhs || (e.rhs->kind == ExprKind::Name && e.rhs->sym == e.sym)) return ids;  // `select x`: the ids
+  const Type* sel = e.type->elem;
+  Val out = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(sel)), b_.getInt64(0)}));
+  each_row(ids.v, [&] {
+    push_temps();
+    Val v = coerce(emit_expr(*e.rhs), e.rhs->type, sel);
+    call(rt("wo_list_push"), {out.v, to_slot(take_owned(v, sel), sel)});
+    pop_temps();
+  });
+  return out;
+}
+
+void Emitter::emit_transaction(const ast::Stmt& s) {
+  llvm::Constant* where = site(s.span.begin.line);
+  call(rt("wo_tx_begin"), {where});
+  Region tx;
+  tx.kind = Region::Transaction;
+  regions_.push_back(&tx);
+  emit_block(*s.body);
+  if (!terminated()) call(rt("wo_tx_commit"), {where});  // a failing commit still aborts
+  regions_.pop_back();
+  if (tx.pad) {
+    // A trap leaving the block: undo the block's writes, then keep unwinding.
+    llvm::BasicBlock* resume_at = b_.GetInsertBlock();
+    b_.SetInsertPoint(tx.dispatch);
+    b_.CreateCall(rt("wo_tx_abort"), {});
+    forward_unwind(tx);
+    b_.SetInsertPoint(resume_at);
+  }
+}
+
+}  // namespace wo::codegen
