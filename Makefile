@@ -33,7 +33,8 @@ demo: build
 	$(BUILD_DIR)/bin/woc run examples/demo
 
 bench: build
-	@if [ -f bench/run.sh ]; then WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh; else echo "bench: no bench/run.sh yet"; fi
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh
+	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)

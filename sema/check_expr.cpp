@@ -1,5 +1,6 @@
 // Expressions: names, operators, calls (user fns, methods, builtins),
 // fields, indexing, list and constructor literals, try/catch, switch.
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -97,12 +98,18 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
         error(DiagCode::E403, at(e.span), "`insert` into a class without @table is not implemented yet in woc");
         t = types_.poison();
       }
+      if (t->kind == TypeKind::Class && std::count(cursors_.begin(), cursors_.end(), t->cls))
+        error(DiagCode::E250, at(e.span), "`insert` into `" + t->cls->name + "` inside a loop over a query of `" +
+                                              t->cls->name + "`: collect the rows first, then write");
       break;
     }
     case ast::ExprKind::Delete: {
       const Type* r = check_expr(*e.lhs);
       if (!r->is_poison() && !(r->kind == TypeKind::Class && r->cls->is_table))
         error(DiagCode::E201, at(e.lhs->span), "`delete` takes a row of a @table class, found " + type_name(r));
+      else if (r->kind == TypeKind::Class && std::count(cursors_.begin(), cursors_.end(), r->cls))
+        error(DiagCode::E250, at(e.span), "`delete` from `" + r->cls->name + "` inside a loop over a query of `" +
+                                              r->cls->name + "`: collect the rows first, then delete");
       t = types_.int_();  // an opaque success value (language.md §12.5)
       break;
     }

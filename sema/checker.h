@@ -151,6 +151,7 @@ class Checker {
   const Type* as_target_ = nullptr;
   int table_count_ = 0;
   bool inserting_ = false;     // checking the constructor of an `insert`
+  std::vector<const ClassInfo*> cursors_;  // tables iterated by enclosing `for … in <query>` loops
   int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function
   std::vector<int> tx_loop_base_;  // loop_depth_ when each open transaction began
   const Type* check_query(ast::Expr& e);  // the T of an enclosing `json.decode(t) as T`
