@@ -162,6 +162,7 @@ class Emitter {
   Val emit_index(const ast::Expr& e);
   Val emit_list(const ast::Expr& e);
   Val emit_ctor(const ast::Expr& e);
+  std::vector<Val> ctor_field_values(const ast::Expr& ctor, const ClassInfo* cls);
   Val emit_try(const ast::Expr& e);
   Val emit_switch(const ast::Expr& e);
   void bind_payload(const ast::SwitchArm& arm, llvm::Value* subject, const Type* st);

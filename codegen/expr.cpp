@@ -469,33 +469,37 @@ Val Emitter::emit_field_default(const sema::FieldInfo& f) {
   return emit_expr(d);
 }
 
-Val Emitter::emit_ctor(const ast::Expr& e) {
-  const ClassInfo* cls = e.sym->cls;
-  // Field values in source order first, then the object (language.md §6.7).
-  std::vector<Val> given(cls->fields.size());
+// The value of every field of a constructor literal (`C { … }`, and the one
+// inside `insert`): given fields in source order, then defaults, then nil for
+// omitted `?T` fields. Backlink fields (computed, never stored) stay empty.
+std::vector<Val> Emitter::ctor_field_values(const ast::Expr& ctor, const ClassInfo* cls) {
+  std::vector<Val> vals(cls->fields.size());
   std::vector<bool> has(cls->fields.size(), false);
-  for (auto& f : e.fields) {
+  for (auto& f : ctor.fields) {
     int i = cls->field_index(f.name);
-    given[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
+    vals[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
     has[i] = true;
   }
+  for (size_t i = 0; i < cls->fields.size(); ++i) {
+    const sema::FieldInfo& fi = cls->fields[i];
+    if (has[i] || fi.backlink_cls) continue;
+    if (fi.decl && fi.decl->default_value)
+      vals[i] = coerce(emit_field_default(fi), fi.decl->default_value->type, fi.type);
+    else
+      vals[i] = Val{nil_of(fi.type)};  // an omitted ?T field is nil (language.md §6.7)
+  }
+  return vals;
+}
+
+Val Emitter::emit_ctor(const ast::Expr& e) {
+  const ClassInfo* cls = e.sym->cls;
+  std::vector<Val> vals = ctor_field_values(e, cls);
   const ClassLayout& l = layout(cls);
   llvm::Value* size = llvm::ConstantExpr::getSizeOf(l.type);
   // Traced classes are tracked by the cycle collector (runtime/src/gc.cpp).
   Val obj = own_temp(call(rt(cls->traced ? "wo_alloc_traced" : "wo_alloc"), {size, l.destroy}, "obj"));
-  for (size_t i = 0; i < cls->fields.size(); ++i) {
-    const sema::FieldInfo& fi = cls->fields[i];
-    Val v;
-    if (has[i]) {
-      v = given[i];
-    } else if (fi.decl && fi.decl->default_value) {
-      v = coerce(emit_field_default(fi), fi.decl->default_value->type, fi.type);
-    } else {
-      v = Val{nil_of(fi.type)};  // an omitted ?T field is nil (language.md §6.7)
-    }
-    llvm::Value* owned = take_owned(v, fi.type);
-    b_.CreateStore(owned, b_.CreateStructGEP(l.type, obj.v, (unsigned)(i + 2)));
-  }
+  for (size_t i = 0; i < cls->fields.size(); ++i)
+    b_.CreateStore(take_owned(vals[i], cls->fields[i].type), b_.CreateStructGEP(l.type, obj.v, (unsigned)(i + 2)));
   return obj;
 }
 

@@ -99,30 +99,15 @@ void Emitter::emit_schema_boot() {
 Val Emitter::emit_insert(const ast::Expr& e) {
   const ast::Expr& ctor = *e.lhs;
   const ClassInfo* cls = ctor.sym->cls;
-  // Field values in source order; the store copies what it keeps (inputs are lent).
-  std::vector<Val> given(cls->fields.size());
-  std::vector<bool> has(cls->fields.size(), false);
-  for (auto& f : ctor.fields) {
-    int i = cls->field_index(f.name);
-    given[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
-    has[i] = true;
-  }
+  // The store copies what it keeps: the values are only lent.
+  std::vector<Val> vals = ctor_field_values(ctor, cls);
   int ncols = 0;
   for (auto& f : cls->fields) ncols += f.column >= 0;
   auto* arr_ty = llvm::ArrayType::get(i64_, std::max(ncols, 1));
   llvm::AllocaInst* arr = entry_alloca(arr_ty, "row.values");
   for (size_t i = 0; i < cls->fields.size(); ++i) {
     const sema::FieldInfo& fi = cls->fields[i];
-    if (fi.column < 0) continue;
-    Val v;
-    if (has[i]) {
-      v = given[i];
-    } else if (fi.decl && fi.decl->default_value) {
-      v = coerce(emit_field_default(fi), fi.decl->default_value->type, fi.type);
-    } else {
-      v = Val{nil_of(fi.type)};
-    }
-    b_.CreateStore(db_word(v.v, fi.type), b_.CreateConstGEP2_64(arr_ty, arr, 0, fi.column));
+    if (fi.column >= 0) b_.CreateStore(db_word(vals[i].v, fi.type), b_.CreateConstGEP2_64(arr_ty, arr, 0, fi.column));
   }
   return Val{call(rt("wo_db_insert"), {b_.getInt32(cls->db_index), arr, site(e.span.begin.line)}, "row")};
 }
