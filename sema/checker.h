@@ -109,6 +109,10 @@ class Checker {
   // module, then `pub` declarations of used modules (E218 if several), and
   // E210 when only an un-used module declares the name. `report` = false only looks.
   FnInfo* resolve_fn(const std::string& name, Loc loc, bool report);
+  struct ModuleScope;
+  template <class T>
+  T* resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const std::string& name, Loc loc, bool report,
+                   bool (*is_pub)(const T*));
   ClassInfo* resolve_ctor_class(const std::string& name, Loc loc);
   // `alias.member`: the module a `use` alias names in the current file (nullptr if none).
   struct UseEntry;

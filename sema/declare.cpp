@@ -90,20 +90,25 @@ Checker::UseEntry* Checker::find_alias(const std::string& alias) {
   return nullptr;
 }
 
-FnInfo* Checker::resolve_fn(const std::string& name, Loc loc, bool report) {
-  auto& here = modules_[cur_module_];
-  if (auto it = here.fns.find(name); it != here.fns.end()) return it->second;
-  FnInfo* found = nullptr;
+// The lookup of a bare name in a call or constructor position (§5.4): the
+// current module, then the `pub` declarations of the used modules (E218 when
+// several export it), and E210 when only a module this file does not use has it.
+template <class T>
+T* Checker::resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const std::string& name, Loc loc, bool report,
+                          bool (*is_pub)(const T*)) {
+  auto& here = modules_[cur_module_].*decls;
+  if (auto it = here.find(name); it != here.end()) return it->second;
+  T* found = nullptr;
   UseEntry* via = nullptr;
   for (auto& u : uses_[cur_file_]) {
     if (u.stdlib) continue;
-    auto& m = modules_[u.path];
-    auto it = m.fns.find(name);
-    if (it == m.fns.end() || !it->second->decl->is_pub) continue;
+    auto& there = modules_[u.path].*decls;
+    auto it = there.find(name);
+    if (it == there.end() || !is_pub(it->second)) continue;
     if (found && found != it->second) {
       if (report)
         error(DiagCode::E218, loc, "`" + name + "` is exported by both `" + via->path + "` and `" + u.path +
-                                       "`: call it as `" + u.alias + "." + name + "(...)` to choose");
+                                       "`: qualify it (`" + u.alias + "." + name + "`) to choose");
       return found;
     }
     found = it->second;
@@ -113,45 +118,25 @@ FnInfo* Checker::resolve_fn(const std::string& name, Loc loc, bool report) {
     via->used = true;
     return found;
   }
-  if (report && !is_builtin_name(name)) {
-    for (auto& [path, m] : modules_) {
-      if (path == cur_module_ || !m.fns.count(name)) continue;
-      error(DiagCode::E210, loc, "`" + name + "` is declared in module `" + (path.empty() ? "<main>" : path) +
-                                     "`, which this file does not `use`");
-      return m.fns[name];
-    }
+  if (!report) return nullptr;
+  for (auto& [path, m] : modules_) {
+    auto& there = m.*decls;
+    if (path == cur_module_ || !there.count(name)) continue;
+    error(DiagCode::E210, loc, "`" + name + "` is declared in module `" + (path.empty() ? "<main>" : path) +
+                                   "`, which this file does not `use`");
+    return there[name];
   }
   return nullptr;
 }
 
+FnInfo* Checker::resolve_fn(const std::string& name, Loc loc, bool report) {
+  // A builtin of the same name is the fallback, so no E210 for it.
+  return resolve_gated(&ModuleScope::fns, name, loc, report && !is_builtin_name(name),
+                       +[](const FnInfo* f) { return f->decl->is_pub; });
+}
+
 ClassInfo* Checker::resolve_ctor_class(const std::string& name, Loc loc) {
-  auto& here = modules_[cur_module_];
-  if (auto it = here.classes.find(name); it != here.classes.end()) return it->second;
-  ClassInfo* found = nullptr;
-  UseEntry* via = nullptr;
-  for (auto& u : uses_[cur_file_]) {
-    if (u.stdlib) continue;
-    auto& m = modules_[u.path];
-    auto it = m.classes.find(name);
-    if (it == m.classes.end() || !it->second->is_pub) continue;
-    if (found && found != it->second) {
-      error(DiagCode::E218, loc, "`" + name + "` is exported by both `" + via->path + "` and `" + u.path + "`");
-      return found;
-    }
-    found = it->second;
-    via = &u;
-  }
-  if (found) {
-    via->used = true;
-    return found;
-  }
-  for (auto& [path, m] : modules_) {
-    if (path == cur_module_ || !m.classes.count(name)) continue;
-    error(DiagCode::E210, loc, "`" + name + "` is declared in module `" + (path.empty() ? "<main>" : path) +
-                                   "`, which this file does not `use`");
-    return m.classes[name];
-  }
-  return nullptr;
+  return resolve_gated(&ModuleScope::classes, name, loc, true, +[](const ClassInfo* c) { return c->is_pub; });
 }
 
 // `using m`: a pub free fn of m whose first parameter is exactly the receiver's type.
