@@ -384,7 +384,7 @@ void Emitter::emit_entry_points() {
   if (!main->params.empty()) args.push_back(entry->getArg(0));
   llvm::Value* r = b_.CreateCall(fns_.at(main), args);
   bool tables = false;
-  for (auto& c : prog_.classes) tables |= c->is_table;
+  for (auto& c : prog_.classes) tables |= c->db_index >= 0;
   if (tables) b_.CreateCall(rt("wo_db_close"), {});
   b_.CreateRet(main->ret->kind == TypeKind::Void ? static_cast<llvm::Value*>(b_.getInt64(0)) : r);
 

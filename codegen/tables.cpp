@@ -3,6 +3,7 @@
 // `main`, rows as their ids, field reads and writes as store calls, queries
 // as loops over id lists, and `transaction { }` as begin/commit with an abort
 // on the unwind path.
+#include <algorithm>
 #include <functional>
 
 #include "codegen/emitter.h"
@@ -50,10 +51,11 @@ llvm::Value* Emitter::from_db_word(llvm::Value* w, const Type* t) {
 }
 
 void Emitter::emit_schema_boot() {
-  std::vector<const ClassInfo*> tables;
+  std::vector<const ClassInfo*> tables;  // in schema order (db_index)
   for (auto& c : prog_.classes)
-    if (c->is_table) tables.push_back(c.get());
+    if (c->db_index >= 0) tables.push_back(c.get());
   if (tables.empty()) return;
+  std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->db_index < b->db_index; });
   auto* i32 = b_.getInt32Ty();
   auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32});
   auto* index_ty = llvm::StructType::get(ctx_, {i32, i32, ptr_});
@@ -84,9 +86,10 @@ void Emitter::emit_schema_boot() {
     for (auto& idx : c->indexes) add_index(0, idx);
     auto* farr = llvm::ConstantArray::get(llvm::ArrayType::get(field_ty, fields.size()), fields);
     auto* iarr = llvm::ConstantArray::get(llvm::ArrayType::get(index_ty, indexes.size()), indexes);
-    uint32_t flags = DB_TABLE | (c->durable ? 0 : DB_VOLATILE) | (c->resident_keys ? DB_RESIDENT_KEYS : 0);
+    // A plain class used with `insert` is RAM-only engine storage (no TABLE flag).
+    uint32_t flags = !c->is_table ? 0u : DB_TABLE | (c->durable ? 0 : DB_VOLATILE) | (c->resident_keys ? DB_RESIDENT_KEYS : 0);
     classes.push_back(llvm::ConstantStruct::get(
-        class_ty, {c_string(c->table_name), b_.getInt32(flags), b_.getInt32((uint32_t)fields.size()),
+        class_ty, {c_string(c->is_table ? c->table_name : c->name), b_.getInt32(flags), b_.getInt32((uint32_t)fields.size()),
                    global(farr, "db.fields." + c->name), b_.getInt32((uint32_t)indexes.size()),
                    global(iarr, "db.indexes." + c->name)}));
   }

@@ -94,9 +94,11 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
       inserting_ = true;
       t = check_expr(*e.lhs);
       inserting_ = false;
-      if (!t->is_poison() && !(t->kind == TypeKind::Class && t->cls->is_table)) {
-        error(DiagCode::E403, at(e.span), "`insert` into a class without @table is not implemented yet in woc");
-        t = types_.poison();
+      if (!t->is_poison() && t->kind == TypeKind::Class && !t->cls->is_table) {
+        // A class without @table gets RAM-only engine storage of its own; the
+        // insert's value is the row id (language.md §12.3, runtime.md §1.2).
+        store_plain_class(*t->cls, e.span);
+        t = types_.int_();
       }
       if (t->kind == TypeKind::Class && std::count(cursors_.begin(), cursors_.end(), t->cls))
         error(DiagCode::E250, at(e.span), "`insert` into `" + t->cls->name + "` inside a loop over a query of `" +
@@ -425,6 +427,21 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
   error(DiagCode::E403, at(callee.span), "this expression cannot be called");
   for (auto& a : e.args) check_expr(*a);
   return types_.poison();
+}
+
+void Checker::store_plain_class(ClassInfo& cls, const Span& where) {
+  if (cls.db_index >= 0) return;
+  cls.db_index = table_count_++;
+  int column = 0;
+  for (auto& f : cls.fields) {
+    const Type* b = f.type->base();
+    bool storable = b->is_int_like() || b->kind == TypeKind::Bool || b->kind == TypeKind::Float ||
+                    b->kind == TypeKind::Text || b->kind == TypeKind::Bytes || b->is_poison();
+    if (!storable)
+      error(DiagCode::E403, at(where), "`insert` stores `" + cls.name + "`, but its field `" + f.name + "` of type " +
+                                           type_name(f.type) + " cannot be stored yet (scalars, Text and Bytes can)");
+    f.column = column++;
+  }
 }
 
 // `from x in Src where … order by x.f [desc] take n select e` (language.md §13):

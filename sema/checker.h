@@ -158,7 +158,8 @@ class Checker {
   std::vector<const ClassInfo*> cursors_;  // tables iterated by enclosing `for … in <query>` loops
   int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function
   std::vector<int> tx_loop_base_;  // loop_depth_ when each open transaction began
-  const Type* check_query(ast::Expr& e);  // the T of an enclosing `json.decode(t) as T`
+  const Type* check_query(ast::Expr& e);
+  void store_plain_class(ClassInfo& cls, const Span& where);  // the T of an enclosing `json.decode(t) as T`
 
   // current function context
   FnInfo* fn_ = nullptr;

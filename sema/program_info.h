@@ -88,7 +88,7 @@ struct ClassInfo {
   bool durable = true;
   bool resident_keys = false;
   std::vector<std::vector<int>> indexes;   // declared `index: [...]` lists (field indexes)
-  int db_index = -1;                       // position in the program's store schema
+  int db_index = -1;                       // position in the store schema (tables, and plain classes used with `insert`)
   std::vector<FieldInfo> fields;
   std::vector<std::unique_ptr<FnInfo>> methods;  // instance and static
   std::unique_ptr<Symbol> sym;             // SymKind::Class
