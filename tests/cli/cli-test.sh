@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The woc command line: help on every verb, exit statuses (0 ok, 1 compile
+# error, 2 usage or I/O error, the program's own under run), one-line `woc:`
+# messages, -D flags, --emit-llvm, and program arguments after `--`.
+#
+#   tests/cli/cli-test.sh WOC
+set -uo pipefail
+woc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect NAME WANT_STATUS GREP_PATTERN -- COMMAND...: runs COMMAND, checks its
+# status and that its combined output matches the extended regex.
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [[ $status -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $name: status $status (want $want); output:"
+    sed 's/^/    /' <<<"$out"
+  fi
+}
+
+cat >"$tmp/ok.wo" <<'WO'
+fn main(args: multi Text) -> Int {
+#if loud
+  print("loud")
+#end
+  print("args ${len(args)}")
+  return 7
+}
+WO
+printf 'fn main() {\n  print(1)\n}\n' >"$tmp/bad.wo"
+
+expect help-top 0 'Usage: woc <command>' -- "$woc" --help
+for verb in run build check; do
+  expect "help-$verb" 0 "Usage: woc $verb" -- "$woc" "$verb" --help
+done
+expect version 0 '^woc [0-9]+\.[0-9]+\.[0-9]+$' -- "$woc" --version
+expect no-command 2 '^woc: ' -- "$woc"
+expect unknown-command 2 "^woc: unknown command" -- "$woc" frob "$tmp/ok.wo"
+expect missing-path 2 '^woc: missing program path' -- "$woc" run
+expect unreadable 2 "^woc: cannot read" -- "$woc" check "$tmp/nope.wo"
+expect build-needs-o 2 '^woc: build needs -o' -- "$woc" build "$tmp/ok.wo"
+expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
+expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"
+expect caret 1 '^  \^$' -- "$woc" check "$tmp/bad.wo"
+expect check-ok 0 '' -- "$woc" check "$tmp/ok.wo"
+expect run-status 7 '^args 2$' -- "$woc" run "$tmp/ok.wo" -- a b
+expect define-flag 7 '^loud$' -- "$woc" run -D loud "$tmp/ok.wo"
+expect define-flag-joined 7 '^loud$' -- "$woc" run -Dloud "$tmp/ok.wo"
+expect emit-llvm 0 '' -- "$woc" check --emit-llvm "$tmp/ok.ll" "$tmp/ok.wo"
+if grep -qE 'define .*@wo_main_entry' "$tmp/ok.ll" 2>/dev/null; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL emit-llvm: $tmp/ok.ll has no wo_main_entry"; fi
+expect build 0 '' -- "$woc" build -O3 "$tmp/ok.wo" -o "$tmp/ok"
+expect built-program 7 '^args 1$' -- "$tmp/ok" x
+expect build-error-no-output 1 'WO-E209' -- "$woc" build "$tmp/bad.wo" -o "$tmp/bad"
+if [[ -e $tmp/bad ]]; then fail=$((fail + 1)); echo "FAIL: a failed build left $tmp/bad"; else pass=$((pass + 1)); fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
