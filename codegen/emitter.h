@@ -158,6 +158,10 @@ class Emitter {
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);
   Val emit_builtin(const ast::Expr& e);
+  bool emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector<llvm::Value*>& args, int64_t line,
+                           llvm::Value** out);
+  llvm::Value* inline_len(llvm::Value* obj);
+  llvm::Value* inline_list_get(llvm::Value* list, llvm::Value* i, int64_t line);
   Val emit_member(const ast::Expr& e);
   Val emit_index(const ast::Expr& e);
   Val emit_list(const ast::Expr& e);

@@ -365,6 +365,56 @@ Val Emitter::emit_call(const ast::Expr& e) {
   return Val{r};
 }
 
+// Text, Bytes, multi and map all keep their length right after the header
+// (wo_runtime.h), so `len` is one load.
+llvm::Value* Emitter::inline_len(llvm::Value* obj) {
+  return b_.CreateLoad(i64_, b_.CreateConstGEP1_64(b_.getInt8Ty(), obj, 16), "len");
+}
+
+// `xs[i]` with the bounds check inline; only an out-of-range index calls the
+// runtime, which raises the BOUNDS trap with its message.
+llvm::Value* Emitter::inline_list_get(llvm::Value* list, llvm::Value* i, int64_t line) {
+  llvm::Value* in_range = b_.CreateICmpULT(i, inline_len(list));
+  llvm::BasicBlock* slow = new_block("index.out");
+  llvm::BasicBlock* fast = new_block("index.ok");
+  b_.CreateCondBr(in_range, fast, slow, llvm::MDBuilder(ctx_).createBranchWeights(1 << 20, 1));
+  b_.SetInsertPoint(slow);
+  call(rt("wo_list_get"), {list, i, site(line)});
+  b_.CreateUnreachable();
+  b_.SetInsertPoint(fast);
+  llvm::Value* data = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(b_.getInt8Ty(), list, 40), "data");
+  return b_.CreateLoad(i64_, b_.CreateGEP(i64_, data, i), "elem");
+}
+
+// Builtins cheap enough to emit inline instead of calling the runtime.
+bool Emitter::emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector<llvm::Value*>& args,
+                                  int64_t line, llvm::Value** out) {
+  std::string_view s = sig.symbol;
+  if (s == "wo_float_of_int") {
+    *out = b_.CreateSIToFP(args[0], f64_);
+  } else if (s == "wo_text_len" || s == "wo_list_len" || s == "wo_map_len" || s == "wo_bytes_len") {
+    *out = inline_len(args[0]);
+  } else if (s == "wo_list_get") {
+    *out = inline_list_get(args[0], args[1], line);
+  } else if (s == "wo_trunc") {
+    // In range (and not NaN): a plain conversion toward zero; else the runtime traps.
+    llvm::Value* f = args[0];
+    llvm::Value* ok = b_.CreateAnd(b_.CreateFCmpOGE(f, llvm::ConstantFP::get(f64_, -9223372036854775808.0)),
+                                   b_.CreateFCmpOLT(f, llvm::ConstantFP::get(f64_, 9223372036854775808.0)));
+    llvm::BasicBlock* slow = new_block("trunc.bad");
+    llvm::BasicBlock* fast = new_block("trunc.ok");
+    b_.CreateCondBr(ok, fast, slow, llvm::MDBuilder(ctx_).createBranchWeights(1 << 20, 1));
+    b_.SetInsertPoint(slow);
+    call(rt("wo_trunc"), {f, site(line)});
+    b_.CreateUnreachable();
+    b_.SetInsertPoint(fast);
+    *out = b_.CreateFPToSI(f, i64_);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Val Emitter::emit_builtin(const ast::Expr& e) {
   const sema::BuiltinSig& sig = sema::builtin_table()[e.sym->builtin];
   const Type* arg0 = e.args.empty() ? nullptr : e.args[0]->type->base();
@@ -401,8 +451,14 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   bool nullable = !r.empty() && r[0] == '?';
   char rc = nullable ? r[1] : (r.empty() ? 'v' : r[0]);
   if (rc == 'X') args.push_back(type_desc(e.type->base()));
-  if (sig.flags & sema::TRAPS) args.push_back(site(e.span.begin.line));
-  llvm::Value* res = call(builtin_fn(sig), args);
+  llvm::Value* res = nullptr;
+  // A ?T argument may be nil: only the runtime turns that into a trap.
+  bool maybe_nil = false;
+  for (auto& a : e.args) maybe_nil |= a->type->is_nullable();
+  if (maybe_nil || !emit_inline_builtin(sig, args, e.span.begin.line, &res)) {
+    if (sig.flags & sema::TRAPS) args.push_back(site(e.span.begin.line));
+    res = call(builtin_fn(sig), args);
+  }
   if (rc == 'v') return Val{};
   if (rc == 'e' || rc == 'K' || rc == 'V') {
     const Type* t = container_slot(rc);
@@ -448,8 +504,7 @@ Val Emitter::emit_index(const ast::Expr& e) {
   if (e.lhs->type->base()->kind == TypeKind::Map) return emit_map_index(e);
   Val list = emit_expr(*e.lhs);
   Val idx = emit_expr(*e.rhs);
-  llvm::Value* r = call(rt("wo_list_get"), {list.v, idx.v, site(e.span.begin.line)});
-  return Val{from_slot(r, e.type)};
+  return Val{from_slot(inline_list_get(list.v, idx.v, e.span.begin.line), e.type)};
 }
 
 Val Emitter::emit_list(const ast::Expr& e) {

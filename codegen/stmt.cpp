@@ -276,11 +276,11 @@ void Emitter::emit_for(const ast::Stmt& s) {
   b_.SetInsertPoint(cond_bb);
   llvm::Value* list = b_.CreateLoad(ptr_, list_slot);
   llvm::Value* i = b_.CreateLoad(i64_, idx);
-  llvm::Value* n = call(rt("wo_list_len"), {list});
+  llvm::Value* n = inline_len(list);
   b_.CreateCondBr(b_.CreateICmpSLT(i, n), body_bb, end_bb);
   b_.SetInsertPoint(body_bb);
   push_scope();
-  llvm::Value* raw = call(rt("wo_list_get"), {list, i, site(s.span.begin.line)});
+  llvm::Value* raw = inline_list_get(list, i, s.span.begin.line);
   llvm::Value* elem = from_slot(raw, elem_t);
   llvm::AllocaInst* var = local_slot(s.sym);
   if (elem_t->is_heap()) {

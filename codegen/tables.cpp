@@ -214,9 +214,9 @@ Val Emitter::emit_query(const ast::Expr& e) {
     b_.CreateBr(cond_bb);
     b_.SetInsertPoint(cond_bb);
     llvm::Value* i = b_.CreateLoad(i64_, idx);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, call(rt("wo_list_len"), {list})), body_bb, end_bb);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, inline_len(list)), body_bb, end_bb);
     b_.SetInsertPoint(body_bb);
-    b_.CreateStore(call(rt("wo_list_get"), {list, i, where_site}), var);
+    b_.CreateStore(inline_list_get(list, i, e.span.begin.line), var);
     body();
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
     b_.CreateBr(cond_bb);
