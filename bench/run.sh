@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The woc benchmark suite (`make bench`; not part of `make test`).
 #
-#  1. Compute kernels in bench/kernels/NAME/: main.wo (woc build -O2),
-#     main.c (gcc -O2) and main.cr (crystal build --release). All three must
-#     print the same stdout; then each executable is timed.
+#  1. Compute kernels in bench/kernels/NAME/: main.wo (woc build -O2), a
+#     reference in C or C++ — main.c (gcc -O2) or, where there is one,
+#     main.cpp (g++ -O2) — and main.cr (crystal build --release). All three
+#     must print the same stdout; then each executable is timed, and, in
+#     separate runs, its peak memory (maximum resident set size, from
+#     /usr/bin/time -f %M) is measured.
 #  2. `woc run` of bench/hello/main.wo: wall time of the whole woc process.
 #  3. `woc build -O2` of a generated ~1,000-line program (bench/gen/), with
 #     gcc -O2 on its C twin for reference.
@@ -12,19 +15,22 @@
 # runs. Timing uses hyperfine when installed (median wall time of the runs,
 # one warm-up run first), else a loop of runs timed with bash's `time`
 # (median). CPU time (user + sys) is reported too: on this 2-core machine it
-# is the figure that survives other work running at the same time.
+# is the figure that survives other work running at the same time. Peak
+# memory is the median of PEAK_RUNS runs (not the timed ones).
 #
 # Environment:
 #   WOC=PATH          the woc to use (default: build/bin/woc, built with `make
 #                     build` if missing; a WOC given here is never built)
 #   BENCH_RUNS=N      timed runs per kernel and language (default 5, at least 5)
 #   BENCH_OUT=DIR     where latest.txt goes (default build/bench)
-#   BENCH_INSTALL=0   do not try to apt-get install crystal/hyperfine
+#   BENCH_INSTALL=0   do not try to apt-get install crystal, hyperfine, time
+#                     (/usr/bin/time) and nlohmann-json3-dev (for json/main.cpp)
 #   BENCH_ONLY="a b"  only these kernels
 #   BENCH_TIMER=bash  time with the bash `time` loop even if hyperfine is installed
 #
-# Exit status: 0 when every kernel built with woc and printed what C prints;
-# 1 otherwise (the tables are still printed, with the failures marked).
+# Exit status: 0 when every kernel built with woc and printed what its C or
+# C++ reference prints; 1 otherwise (the tables are still printed, with the
+# failures marked).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +41,8 @@ RUNS=${BENCH_RUNS:-5}
 HELLO_RUNS=10
 GEN_RUNS=3
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
-KERNELS=${BENCH_ONLY:-fib intloop textbuild}
+PEAK_RUNS=3
+KERNELS=${BENCH_ONLY:-fib intloop textbuild alloc wordcount json}
 
 say() { printf '%s\n' "$*"; }
 hr() { say "------------------------------------------------------------------------"; }
@@ -49,8 +56,10 @@ fail() {
 }
 
 # ---------------------------------------------------------------- tools
-try_install() { # try_install COMMAND PACKAGE
-  command -v "$1" >/dev/null && return 0
+# try_install COMMAND PACKAGE; try_install /ABSOLUTE/FILE PACKAGE
+have() { if [[ $1 == /* ]]; then [[ -e $1 ]]; else command -v "$1" >/dev/null; fi; }
+try_install() {
+  have "$1" && return 0
   if [[ ${BENCH_INSTALL:-1} == 0 || $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     return 1
   fi
@@ -58,7 +67,7 @@ try_install() { # try_install COMMAND PACKAGE
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -q "$2" >/dev/null 2>&1 ||
     { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$2" >/dev/null 2>&1; }
-  command -v "$1" >/dev/null
+  have "$1"
 }
 
 if [[ ! -x $WOC ]]; then
@@ -74,6 +83,12 @@ have_hyperfine=0
 have_crystal=0
 try_install crystal crystal && have_crystal=1
 command -v gcc >/dev/null || { say "bench: gcc is required" >&2; exit 1; }
+command -v g++ >/dev/null || { say "bench: g++ is required" >&2; exit 1; }
+have_time=0
+try_install /usr/bin/time time && have_time=1
+# json/main.cpp needs nlohmann-json (header only)
+try_install /usr/include/nlohmann/json.hpp nlohmann-json3-dev ||
+  say "bench: no /usr/include/nlohmann/json.hpp (apt-get install -y nlohmann-json3-dev): the C++ json kernel will not build"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/wobench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -88,6 +103,7 @@ mhz=$(awk -F': *' '/^cpu MHz/ {printf "%.0f", $2; exit}' /proc/cpuinfo 2>/dev/nu
 kernel=$(uname -sr)
 woc_version=$("$WOC" --version 2>/dev/null | sed -n 1p)
 gcc_version=$(gcc --version | sed -n 1p)
+gxx_version=$(g++ --version | sed -n 1p)
 crystal_version="not installed"
 ((have_crystal)) && crystal_version=$(crystal --version 2>/dev/null | sed -n 1p)
 hyperfine_version=$( ((have_hyperfine)) && hyperfine --version || echo "no hyperfine: bash time loop")
@@ -100,8 +116,10 @@ say "load average at start: $loadavg"
 awk -v l="${loadavg%% *}" 'BEGIN {exit !(l > 0.5)}' &&
   say "WARNING: the machine is busy (load ${loadavg%% *}): wall times will be inflated; compare CPU times"
 say "woc: $WOC ${woc_version:+($woc_version)}"
-say "gcc: $gcc_version   crystal: $crystal_version"
+say "gcc: $gcc_version   g++: $gxx_version"
+say "crystal: $crystal_version"
 say "timing: $hyperfine_version; $RUNS runs per kernel: median wall time, and CPU time"
+((have_time)) && say "peak memory: max RSS from /usr/bin/time -f %M, median of $PEAK_RUNS separate runs"
 hr
 rec "# woc bench results; tab-separated: kind, name, lang/tool, value, unit/extra"
 rec machine nproc "$(nproc)"
@@ -110,9 +128,11 @@ rec machine kernel "$kernel"
 rec machine loadavg "$loadavg"
 rec tool woc "${woc_version:-unknown}"
 rec tool gcc "$gcc_version"
+rec tool g++ "$gxx_version"
 rec tool crystal "$crystal_version"
 rec tool timer "$hyperfine_version"
 ((have_crystal)) || say "bench: crystal is not installed (apt-get install -y crystal): no Crystal column, woc/C ratios only"
+((have_time)) || say "bench: /usr/bin/time is missing (apt-get install -y time): no peak-memory table"
 
 # ---------------------------------------------------------------- timing
 # measure RUNS CMD... -> prints "WALL CPU": the median wall time and the CPU
@@ -156,17 +176,28 @@ ratio() { # ratio A B -> A/B with two decimals, or "-"
 }
 
 # ---------------------------------------------------------------- 1. build the kernels
-declare -A bin status woc_err
+# The reference version of each kernel is stored under the language key `c`
+# whether it is C or C++; ref[$k] says which ("C" or "C++").
+declare -A bin status woc_err ref
 langs=(c wo)
 ((have_crystal)) && langs=(c cr wo)
-say "building kernels (gcc -O2, crystal build --release, woc build -O2) ..."
+say "building kernels (gcc -O2 or g++ -O2, crystal build --release, woc build -O2) ..."
 for k in $KERNELS; do
   src=$ROOT/bench/kernels/$k
   d=$TMP/$k
   mkdir -p "$d"
-  if gcc -O2 -o "$d/c" "$src/main.c" 2>"$d/c.err"; then bin[$k.c]=$d/c; else
-    fail "$k: gcc failed: $(head -5 "$d/c.err")"
+  if [[ -f $src/main.cpp ]]; then
+    ref[$k]=C++
+    if g++ -O2 -o "$d/c" "$src/main.cpp" 2>"$d/c.err"; then bin[$k.c]=$d/c; else
+      fail "$k: g++ failed: $(head -5 "$d/c.err")"
+    fi
+  else
+    ref[$k]=C
+    if gcc -O2 -o "$d/c" "$src/main.c" 2>"$d/c.err"; then bin[$k.c]=$d/c; else
+      fail "$k: gcc failed: $(head -5 "$d/c.err")"
+    fi
   fi
+  rec reference "$k" "${ref[$k]}"
   if ((have_crystal)); then
     if crystal build --release --no-debug -o "$d/cr" "$src/main.cr" >"$d/cr.err" 2>&1; then
       bin[$k.cr]=$d/cr
@@ -201,7 +232,7 @@ for k in $KERNELS; do
   for l in cr wo; do
     [[ -n ${bin[$k.$l]:-} ]] || continue
     if ! cmp -s "$d/c.out" "$d/$l.out"; then
-      fail "$k: $l prints something else than C:"$'\n'"$(diff "$d/c.out" "$d/$l.out" | head -10)"
+      fail "$k: $l prints something else than ${ref[$k]}:"$'\n'"$(diff "$d/c.out" "$d/$l.out" | head -10)"
       unset "bin[$k.$l]"
       [[ $l == wo ]] && status[$k]=woc-output-differs
     fi
@@ -226,34 +257,60 @@ for k in $KERNELS; do
   done
 done
 
-# table TITLE ARRAY KIND: one row per kernel, ratios woc/C and woc/Crystal.
+# peak_mib CMD -> the median over PEAK_RUNS runs of the maximum resident set
+# size in MiB (one decimal), from GNU time's %M (KiB); "NA" if a run fails.
+peak_mib() {
+  local i log=$TMP/peak.log
+  : >"$log"
+  for ((i = 0; i < PEAK_RUNS; i++)); do
+    /usr/bin/time -f %M -o "$TMP/peak.one" "$@" >/dev/null 2>&1 || { echo NA; return; }
+    tail -1 "$TMP/peak.one" >>"$log"
+  done
+  sort -n "$log" | awk '{v[NR] = $1}
+    END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1024}'
+}
+declare -A mem
+for k in $KERNELS; do
+  for l in "${langs[@]}"; do
+    mem[$k.$l]=NA
+    ((have_time)) && [[ -n ${bin[$k.$l]:-} ]] && mem[$k.$l]=$(peak_mib "${bin[$k.$l]}")
+    rec kernel-peak-rss "$k" "$l" "${mem[$k.$l]}" "MiB, median of $PEAK_RUNS"
+  done
+done
+
+# table TITLE ARRAY KIND: one row per kernel, ratios woc/C-or-C++ and
+# woc/Crystal. The "ref" column says whether the reference is C or C++.
 table() {
   local -n t=$2
   local k rc rcr
   say "$1"
   if ((have_crystal)); then
-    printf '  %-10s %10s %10s %10s %8s %12s  %s\n' kernel "C -O2" Crystal woc woc/C woc/Crystal status
+    printf '  %-10s %4s %10s %10s %10s %8s %12s  %s\n' kernel ref "C/C++ -O2" Crystal woc woc/ref woc/Crystal status
   else
-    printf '  %-10s %10s %10s %8s  %s\n' kernel "C -O2" woc woc/C status
+    printf '  %-10s %4s %10s %10s %8s  %s\n' kernel ref "C/C++ -O2" woc woc/ref status
   fi
   for k in $KERNELS; do
     rc=$(ratio "${t[$k.wo]}" "${t[$k.c]}")
-    rec "ratio-$3" "$k" woc/c "$rc"
+    rec "ratio-$3" "$k" "woc/${ref[$k],,}" "$rc"
     if ((have_crystal)); then
       rcr=$(ratio "${t[$k.wo]}" "${t[$k.cr]}")
       rec "ratio-$3" "$k" woc/crystal "$rcr"
-      printf '  %-10s %10s %10s %10s %8s %12s  %s\n' "$k" "${t[$k.c]}" "${t[$k.cr]}" "${t[$k.wo]}" "$rc" "$rcr" "${status[$k]:-}"
+      printf '  %-10s %4s %10s %10s %10s %8s %12s  %s\n' "$k" "${ref[$k]}" "${t[$k.c]}" "${t[$k.cr]}" "${t[$k.wo]}" "$rc" "$rcr" "${status[$k]:-}"
     else
-      printf '  %-10s %10s %10s %8s  %s\n' "$k" "${t[$k.c]}" "${t[$k.wo]}" "$rc" "${status[$k]:-}"
+      printf '  %-10s %4s %10s %10s %8s  %s\n' "$k" "${ref[$k]}" "${t[$k.c]}" "${t[$k.wo]}" "$rc" "${status[$k]:-}"
     fi
   done
 }
 table "compute kernels: median wall time, ms ($RUNS runs each)" ms wall
 say ""
 table "compute kernels: CPU time (user + sys), ms — less sensitive to other load on the machine" cpu cpu
+if ((have_time)); then
+  say ""
+  table "compute kernels: peak memory (max RSS), MiB, median of $PEAK_RUNS separate runs" mem peak-rss
+fi
 for k in $KERNELS; do rec status "$k" woc "${status[$k]:-unknown}"; done
 say ""
-say "aim: woc within 1.2x of C"
+say "aim: woc within 1.2x of C (C++ for alloc, wordcount, json)"
 hr
 
 # ---------------------------------------------------------------- 4. woc run hello
