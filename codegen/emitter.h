@@ -15,6 +15,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -174,7 +175,9 @@ class Emitter {
   Val emit_field_default(const sema::FieldInfo& f);
   Val emit_variant(const ast::Expr& e);          // a bare variant name or V(args)
   Val emit_map_index(const ast::Expr& e);        // `m[k]`: ?V
-  void emit_for_map(const ast::Stmt& s);
+  void emit_for_loop(const ast::Stmt& s, const std::function<llvm::Value*(llvm::Value*, llvm::AllocaInst*)>& advance,
+                     const std::function<void(llvm::Value*, llvm::AllocaInst*)>& bind);
+  void bind_loop_var(const Symbol* sym, llvm::Value* v);
   Val emit_iface_call(const ast::Expr& e);
   // Converts a value of type `from` for a slot of type `to`: wraps T into ?T,
   // nil into its sentinel, a class into an interface box, unwraps a ?T argument.

@@ -1,5 +1,7 @@
 // Statements: each expression inside a statement is one "full expression"
 // whose temporaries are released when it ends.
+#include <functional>
+
 #include "codegen/emitter.h"
 
 namespace wo::codegen {
@@ -205,43 +207,33 @@ void Emitter::emit_do_while(const ast::Stmt& s) {
   b_.SetInsertPoint(end_bb);
 }
 
-// `for k, v in m`: the runtime's iterator lends each live entry in insertion order.
-void Emitter::emit_for_map(const ast::Stmt& s) {
-  const Type* mt = s.expr->type;
+// The shape of `for x in xs` and `for k, v in m`: the container is held for
+// the whole loop; `advance` says whether position `pos` has an element (it may
+// move `pos` forward); `bind` binds the loop variables in a scope that ends at
+// the step, where `continue` lands too.
+void Emitter::emit_for_loop(const ast::Stmt& s, const std::function<llvm::Value*(llvm::Value*, llvm::AllocaInst*)>& advance,
+                            const std::function<void(llvm::Value*, llvm::AllocaInst*)>& bind) {
+  const Type* ct = s.expr->type;
   push_scope();
-  llvm::AllocaInst* map_slot = heap_slot("for.map");
-  scopes_.back().push_back(map_slot);
+  llvm::AllocaInst* held = heap_slot("for.container");
+  scopes_.back().push_back(held);
   push_temps();
-  Val mv = emit_expr(*s.expr);
-  b_.CreateStore(take_owned(mv, mt), map_slot);
+  Val cv = emit_expr(*s.expr);
+  b_.CreateStore(take_owned(cv, ct), held);
   pop_temps();
   llvm::AllocaInst* pos = entry_alloca(i64_, "for.pos");
-  llvm::AllocaInst* kslot = entry_alloca(i64_, "for.key");
-  llvm::AllocaInst* vslot = entry_alloca(i64_, "for.val");
   b_.CreateStore(b_.getInt64(0), pos);
-  llvm::BasicBlock* cond_bb = new_block("formap.cond");
-  llvm::BasicBlock* body_bb = new_block("formap.body");
-  llvm::BasicBlock* step_bb = new_block("formap.step");
-  llvm::BasicBlock* end_bb = new_block("formap.end");
+  llvm::BasicBlock* cond_bb = new_block("for.cond");
+  llvm::BasicBlock* body_bb = new_block("for.body");
+  llvm::BasicBlock* step_bb = new_block("for.step");
+  llvm::BasicBlock* end_bb = new_block("for.end");
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(cond_bb);
-  llvm::Value* m = b_.CreateLoad(ptr_, map_slot);
-  llvm::Value* p = call(rt("wo_map_iter"), {m, b_.CreateLoad(i64_, pos), kslot, vslot});
-  b_.CreateStore(p, pos);
-  b_.CreateCondBr(b_.CreateICmpSGE(p, b_.getInt64(0)), body_bb, end_bb);
+  llvm::Value* container = b_.CreateLoad(ptr_, held);
+  b_.CreateCondBr(advance(container, pos), body_bb, end_bb);
   b_.SetInsertPoint(body_bb);
   push_scope();
-  auto bind = [&](const Symbol* sym, llvm::AllocaInst* raw) {
-    llvm::Value* v = from_slot(b_.CreateLoad(i64_, raw), sym->type);
-    llvm::AllocaInst* var = local_slot(sym);
-    if (sym->type->is_heap()) {
-      retain(v);  // the body may replace or remove the entry it is looking at
-      scopes_.back().push_back(var);
-    }
-    b_.CreateStore(v, var);
-  };
-  bind(s.sym, kslot);
-  bind(s.sym2, vslot);
+  bind(container, pos);
   loops_.push_back({end_bb, step_bb, scopes_.size(), scopes_.size() - 1, temps_.size()});
   emit_block(*s.body);
   loops_.pop_back();
@@ -254,51 +246,42 @@ void Emitter::emit_for_map(const ast::Stmt& s) {
   pop_scope();
 }
 
-void Emitter::emit_for(const ast::Stmt& s) {
-  if (s.expr->type->kind == TypeKind::Map) return emit_for_map(s);
-  const Type* list_t = s.expr->type;
-  const Type* elem_t = list_t->elem;
-  push_scope();
-  // The iterated list is held by the loop for its whole run.
-  llvm::AllocaInst* list_slot = heap_slot("for.list");
-  scopes_.back().push_back(list_slot);
-  push_temps();
-  Val lv = emit_expr(*s.expr);
-  b_.CreateStore(take_owned(lv, list_t), list_slot);
-  pop_temps();
-  llvm::AllocaInst* idx = entry_alloca(i64_, "for.i");
-  b_.CreateStore(b_.getInt64(0), idx);
-  llvm::BasicBlock* cond_bb = new_block("for.cond");
-  llvm::BasicBlock* body_bb = new_block("for.body");
-  llvm::BasicBlock* step_bb = new_block("for.step");
-  llvm::BasicBlock* end_bb = new_block("for.end");
-  b_.CreateBr(cond_bb);
-  b_.SetInsertPoint(cond_bb);
-  llvm::Value* list = b_.CreateLoad(ptr_, list_slot);
-  llvm::Value* i = b_.CreateLoad(i64_, idx);
-  llvm::Value* n = inline_len(list);
-  b_.CreateCondBr(b_.CreateICmpSLT(i, n), body_bb, end_bb);
-  b_.SetInsertPoint(body_bb);
-  push_scope();
-  llvm::Value* raw = inline_list_get(list, i, s.span.begin.line);
-  llvm::Value* elem = from_slot(raw, elem_t);
-  llvm::AllocaInst* var = local_slot(s.sym);
-  if (elem_t->is_heap()) {
-    retain(elem);  // the loop variable keeps its element alive even if the body shrinks the list
+// A loop variable holds its own reference: the body may shrink the list or
+// replace the map entry it is looking at.
+void Emitter::bind_loop_var(const Symbol* sym, llvm::Value* v) {
+  llvm::AllocaInst* var = local_slot(sym);
+  if (sym->type->is_heap()) {
+    retain(v);
     scopes_.back().push_back(var);
   }
-  b_.CreateStore(elem, var);
-  loops_.push_back({end_bb, step_bb, scopes_.size(), scopes_.size() - 1, temps_.size()});
-  emit_block(*s.body);
-  loops_.pop_back();
-  if (!terminated()) b_.CreateBr(step_bb);
-  // The loop variable's scope ends at the step (continue jumps here too).
-  b_.SetInsertPoint(step_bb);
-  pop_scope();
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
-  b_.CreateBr(cond_bb);
-  b_.SetInsertPoint(end_bb);
-  pop_scope();
+  b_.CreateStore(v, var);
+}
+
+void Emitter::emit_for(const ast::Stmt& s) {
+  if (s.expr->type->kind == TypeKind::Map) {
+    // `for k, v in m`: the runtime's iterator lends each live entry in insertion order.
+    llvm::AllocaInst* kslot = entry_alloca(i64_, "for.key");
+    llvm::AllocaInst* vslot = entry_alloca(i64_, "for.val");
+    emit_for_loop(
+        s,
+        [&](llvm::Value* m, llvm::AllocaInst* pos) {
+          llvm::Value* p = call(rt("wo_map_iter"), {m, b_.CreateLoad(i64_, pos), kslot, vslot});
+          b_.CreateStore(p, pos);
+          return b_.CreateICmpSGE(p, b_.getInt64(0));
+        },
+        [&](llvm::Value*, llvm::AllocaInst*) {
+          bind_loop_var(s.sym, from_slot(b_.CreateLoad(i64_, kslot), s.sym->type));
+          bind_loop_var(s.sym2, from_slot(b_.CreateLoad(i64_, vslot), s.sym2->type));
+        });
+    return;
+  }
+  const Type* elem_t = s.expr->type->elem;
+  emit_for_loop(
+      s, [&](llvm::Value* xs, llvm::AllocaInst* pos) { return b_.CreateICmpSLT(b_.CreateLoad(i64_, pos), inline_len(xs)); },
+      [&](llvm::Value* xs, llvm::AllocaInst* pos) {
+        llvm::Value* raw = inline_list_get(xs, b_.CreateLoad(i64_, pos), s.span.begin.line);
+        bind_loop_var(s.sym, from_slot(raw, elem_t));
+      });
 }
 
 void Emitter::emit_return(const ast::Stmt& s) {
