@@ -112,7 +112,7 @@ class Checker {
   struct ModuleScope;
   template <class T>
   T* resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const std::string& name, Loc loc, bool report,
-                   bool (*is_pub)(const T*));
+                   bool (*is_pub)(const T*), bool report_unused = true);
   ClassInfo* resolve_ctor_class(const std::string& name, Loc loc);
   // `alias.member`: the module a `use` alias names in the current file (nullptr if none).
   struct UseEntry;

@@ -95,7 +95,7 @@ Checker::UseEntry* Checker::find_alias(const std::string& alias) {
 // several export it), and E210 when only a module this file does not use has it.
 template <class T>
 T* Checker::resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const std::string& name, Loc loc, bool report,
-                          bool (*is_pub)(const T*)) {
+                          bool (*is_pub)(const T*), bool report_unused) {
   auto& here = modules_[cur_module_].*decls;
   if (auto it = here.find(name); it != here.end()) return it->second;
   T* found = nullptr;
@@ -106,6 +106,7 @@ T* Checker::resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const s
     auto it = there.find(name);
     if (it == there.end() || !is_pub(it->second)) continue;
     if (found && found != it->second) {
+      via->used = u.used = true;  // both uses were meant; the call is what is wrong
       if (report)
         error(DiagCode::E218, loc, "`" + name + "` is exported by both `" + via->path + "` and `" + u.path +
                                        "`: qualify it (`" + u.alias + "." + name + "`) to choose");
@@ -118,7 +119,7 @@ T* Checker::resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const s
     via->used = true;
     return found;
   }
-  if (!report) return nullptr;
+  if (!report || !report_unused) return nullptr;
   for (auto& [path, m] : modules_) {
     auto& there = m.*decls;
     if (path == cur_module_ || !there.count(name)) continue;
@@ -130,9 +131,9 @@ T* Checker::resolve_gated(std::map<std::string, T*> ModuleScope::*decls, const s
 }
 
 FnInfo* Checker::resolve_fn(const std::string& name, Loc loc, bool report) {
-  // A builtin of the same name is the fallback, so no E210 for it.
-  return resolve_gated(&ModuleScope::fns, name, loc, report && !is_builtin_name(name),
-                       +[](const FnInfo* f) { return f->decl->is_pub; });
+  // A builtin of the same name is the fallback: no E210 for it (E218 still applies).
+  return resolve_gated(&ModuleScope::fns, name, loc, report, +[](const FnInfo* f) { return f->decl->is_pub; },
+                       !is_builtin_name(name));
 }
 
 ClassInfo* Checker::resolve_ctor_class(const std::string& name, Loc loc) {
