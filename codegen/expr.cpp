@@ -66,6 +66,9 @@ Val Emitter::emit_name(const ast::Expr& e) {
   llvm::Value* v = b_.CreateLoad(slot->getAllocatedType(), slot, s->name);
   // A narrowed ?T local read as T (sema proved it is not nil).
   if (e.type != s->type && s->type->is_nullable() && e.type->kind == TypeKind::Bool) v = b_.CreateTrunc(v, i1_);
+  // A move out of an owned local: offered like a temporary, so the consumer
+  // takes the reference and empties the slot (no retain, no release).
+  if (s->kind == sema::SymKind::Local && s->type->is_heap() && prog_.moves.count(&e)) return Val{v, slot};
   return Val{v};
 }
 

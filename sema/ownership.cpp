@@ -97,6 +97,7 @@ class OwnershipPass {
             report(DiagCode::E302, at(e.span), "`" + e.text + "` is moved while a borrow of it is still live", b.where,
                    "borrowed here (until the end of its block)");
         moves_[s] = at(e.span);
+        info_.moves.insert(&e);  // codegen hands the value over instead of counting it
       } else if (is_borrowed_param(s)) {
         report(DiagCode::E304, at(e.span),
                "`" + e.text + "` is borrowed, so it cannot be stored or moved away (declare the parameter `take`)",

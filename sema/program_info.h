@@ -2,6 +2,7 @@
 // AST expression annotated (Expr::type, Expr::sym) and every local declared.
 #pragma once
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -159,6 +160,9 @@ struct ProgramInfo {
   // (`f(xs[i], xs[j])`): pairs of argument positions codegen must compare
   // before the call, trapping BORROW (2) when they are the same element (§15.3).
   std::map<const ast::Expr*, std::vector<std::pair<size_t, size_t>>> borrow_guards;
+  // Reads of an owned local that move it (language.md §15.2): the value can be
+  // handed over without a reference-count update, leaving the local empty.
+  std::set<const ast::Expr*> moves;
 };
 
 }  // namespace wo::sema
