@@ -311,9 +311,13 @@ Val Emitter::binary_values(int64_t line, BinaryOp op, Val lv, Val rv, const Type
     case BinaryOp::Mod: {
       bool div = op == BinaryOp::Div;
       if (fp) return Val{div ? b_.CreateFDiv(l, r) : b_.CreateFRem(l, r)};
-      checked_block(b_.CreateICmpEQ(r, b_.getInt64(0)), (int64_t)TrapCode::DIV0, nullptr);
-      llvm::Value* ovf = b_.CreateAnd(b_.CreateICmpEQ(l, b_.getInt64(INT64_MIN)), b_.CreateICmpEQ(r, b_.getInt64(-1)));
-      checked_block(ovf, (int64_t)TrapCode::DIV0, "INT64_MIN / -1 overflows");
+      // A constant divisor other than 0 and -1 can trap neither way: no checks to emit.
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(r);
+      if (!c || c->isZero() || c->isMinusOne()) {
+        checked_block(b_.CreateICmpEQ(r, b_.getInt64(0)), (int64_t)TrapCode::DIV0, nullptr);
+        llvm::Value* ovf = b_.CreateAnd(b_.CreateICmpEQ(l, b_.getInt64(INT64_MIN)), b_.CreateICmpEQ(r, b_.getInt64(-1)));
+        checked_block(ovf, (int64_t)TrapCode::DIV0, "INT64_MIN / -1 overflows");
+      }
       return Val{div ? b_.CreateSDiv(l, r) : b_.CreateSRem(l, r)};
     }
     case BinaryOp::BitAnd: return Val{b_.CreateAnd(l, r)};
@@ -322,7 +326,8 @@ Val Emitter::binary_values(int64_t line, BinaryOp op, Val lv, Val rv, const Type
     case BinaryOp::Shl:
     case BinaryOp::Shr:
       // Counts are never masked: outside 0..63 traps SHIFT (language.md §10.5).
-      checked_block(b_.CreateICmpUGE(r, b_.getInt64(64)), (int64_t)TrapCode::SHIFT, nullptr);
+      if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(r); !c || c->getZExtValue() >= 64)
+        checked_block(b_.CreateICmpUGE(r, b_.getInt64(64)), (int64_t)TrapCode::SHIFT, nullptr);
       return Val{op == BinaryOp::Shl ? b_.CreateShl(l, r) : b_.CreateAShr(l, r)};
     default: break;
   }
@@ -625,7 +630,10 @@ Val Emitter::emit_try(const ast::Expr& e) {
     // The pad's catch-all clause catches everything; wo_catch sorts it out.
     b_.SetInsertPoint(region.dispatch);
     llvm::Value* exn = b_.CreateExtractValue(region.lp, 0);
-    for (auto* slot : region.owned) release_slot(slot);
+    for (auto* slot : region.owned) {  // cold path: runtime calls, not the inline fast path
+      b_.CreateCall(rt("wo_release"), {b_.CreateLoad(ptr_, slot)});
+      b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
+    }
     llvm::Value* err = call(rt("wo_catch"), {exn}, "err");
     push_scope();
     llvm::AllocaInst* var = local_slot(e.sym);

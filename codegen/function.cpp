@@ -138,7 +138,8 @@ void Emitter::trap(int64_t code, int64_t line, const char* msg) {
 void Emitter::finish_function_pad(Region& r) {
   if (!r.pad) return;
   b_.SetInsertPoint(r.dispatch);
-  for (auto* slot : all_heap_slots_) release(b_.CreateLoad(ptr_, slot));
+  // The unwind path is cold: plain runtime calls instead of the inline fast path keep the IR small.
+  for (auto* slot : all_heap_slots_) b_.CreateCall(rt("wo_release"), {b_.CreateLoad(ptr_, slot)});
   b_.CreateResume(r.lp);
 }
 
