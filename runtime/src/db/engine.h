@@ -72,6 +72,7 @@ class Engine {
   // Under the write lock: the record (sub-records) of a statement outside a
   // transaction, or of a committing transaction, as one unit.
   uint64_t stage_unit(std::string_view records, uint32_t nrec);
+  uint64_t log_write(Tx* tx, bool log, const std::string& rec);
   void after_batch();          // checkpoint trigger, run by the commit leader
   bool compact(bool forced);   // leader only
   void undo(Tx& tx);

@@ -40,6 +40,17 @@ struct WordHold {
 
 }  // namespace
 
+// Where a write statement's record goes: into the open transaction's private
+// buffer (committed as one frame), or staged for the next group commit, whose
+// sequence number the caller waits for after releasing the lock (0: none).
+uint64_t Engine::log_write(Tx* tx, bool log, const std::string& rec) {
+  if (!log) return 0;
+  if (!tx) return stage_unit(rec, 1);
+  tx->records.append(rec);
+  tx->nrec++;
+  return 0;
+}
+
 int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
   Table& t = table(cls, site);
   const ClassDef& c = t.def();
@@ -68,15 +79,8 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
     store_.attach(t, id, hold.row);
     hold.row = nullptr;
     t.next_id = id + 1;
-    if (tx) {
-      tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
-      if (log) {
-        tx->records.append(rec);
-        tx->nrec++;
-      }
-    } else if (log) {
-      seq = stage_unit(rec, 1);
-    }
+    if (tx) tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
+    seq = log_write(tx, log, rec);
   }
   if (seq) commit_->wait(seq);
   return id;
@@ -115,13 +119,8 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
     if (tx) {
       tx->undo.push_back(Undo{Undo::Update, cls, f, id, old, nullptr});
       hold.w = is_blob(fd.kind) ? 0 : old;
-      if (log) {
-        tx->records.append(rec);
-        tx->nrec++;
-      }
-    } else if (log) {
-      seq = stage_unit(rec, 1);
     }
+    seq = log_write(tx, log, rec);
   }
   if (seq) commit_->wait(seq);
 }
@@ -142,16 +141,11 @@ void Engine::remove(uint32_t cls, int64_t id, const WoSite* site) {
     if (log) end_record(rec, begin_record(rec, kRemove, c.id, static_cast<uint64_t>(id)));
     if (tx) tx->undo.reserve(tx->undo.size() + 1);
     Row* gone = store_.detach(t, id);
-    if (tx) {
+    if (tx)
       tx->undo.push_back(Undo{Undo::Delete, cls, 0, id, 0, gone});
-      if (log) {
-        tx->records.append(rec);
-        tx->nrec++;
-      }
-    } else {
+    else
       row_free(c, gone);
-      if (log) seq = stage_unit(rec, 1);
-    }
+    seq = log_write(tx, log, rec);
   }
   if (seq) commit_->wait(seq);
 }
