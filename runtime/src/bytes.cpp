@@ -131,18 +131,7 @@ WoBytes* wo_bytes_concat(WoBytes* a, WoBytes* b) {
   wo::need(b);
   if (a->len + b->len > kMaxBytes) [[unlikely]]
     wo::raise_oom();
-  if (b->len == 0) {
-    wo_retain(a);
-    return a;
-  }
-  if (a->len == 0) {
-    wo_retain(b);
-    return b;
-  }
-  WoText* r = wo::text_alloc(a->len + b->len);
-  std::memcpy(r->bytes, a->bytes, static_cast<size_t>(a->len));
-  std::memcpy(r->bytes + a->len, b->bytes, static_cast<size_t>(b->len));
-  return as_bytes(r);
+  return as_bytes(wo_concat(as_text(a), as_text(b)));  // same layout as Text
 }
 
 bool wo_bytes_eq(WoBytes* a, WoBytes* b) {
