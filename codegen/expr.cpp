@@ -441,7 +441,6 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
       a = coerce(a, at, slot_t);
       // Stored elements and values move in (the container releases them); keys are lent.
       llvm::Value* v = code == 'K' ? a.v : take_owned(a, slot_t);
-      if (code == 'K' && slot_t->kind == TypeKind::Bool) v = a.v;
       args.push_back(to_slot(v, slot_t));
     } else if (code == 'a') {
       // json.encode: a pointer to the value in its field representation, then its type.

@@ -20,11 +20,8 @@ llvm::AllocaInst* Emitter::entry_alloca(llvm::Type* t, const std::string& name) 
 llvm::AllocaInst* Emitter::heap_slot(const std::string& name) {
   llvm::AllocaInst* slot = entry_alloca(ptr_, name);
   // Null-initialise in the entry block (after the allocas) so a landing pad may always release it.
-  llvm::IRBuilder<> b(alloca_bb_->getTerminator() ? alloca_bb_->getTerminator() : nullptr);
-  if (alloca_bb_->getTerminator())
-    b.SetInsertPoint(alloca_bb_->getTerminator());
-  else
-    b.SetInsertPoint(alloca_bb_);
+  // (The entry block always ends in its branch to the body by now.)
+  llvm::IRBuilder<> b(alloca_bb_->getTerminator());
   b.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
   all_heap_slots_.push_back(slot);
   for (Region* r : regions_) r->owned.push_back(slot);

@@ -302,7 +302,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
     }
     if (FnInfo* fn = resolve_fn(n, at(callee.span), true)) {
       e.sym = fn->sym.get();
-      return check_user_call(e, *fn, 0);
+      return check_user_call(e, *fn);
     }
     if (VariantInfo* v = find_variant(n)) return check_variant_ctor(e, *v);
     if ((n == "multi_new" || n == "map_new") && e.args.empty()) {
@@ -356,7 +356,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         if (!it->second->decl->is_pub)
           error(DiagCode::E217, at(callee.span), "`" + m + "` in module `" + u->path + "` is not `pub`");
         e.sym = it->second->sym.get();
-        return check_user_call(e, *it->second, 0);
+        return check_user_call(e, *it->second);
       }
     }
     // `C.f(...)`: a static method, when C is not a local.
@@ -376,7 +376,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         }
         recv.sym = cls->sym.get();
         e.sym = fn->sym.get();
-        return check_user_call(e, *fn, 0);
+        return check_user_call(e, *fn);
       }
     }
     const Type* rt = check_expr(recv);
@@ -422,7 +422,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       return types_.poison();
     }
     e.sym = fn->sym.get();
-    return check_user_call(e, *fn, 0);
+    return check_user_call(e, *fn);
   }
   error(DiagCode::E403, at(callee.span), "this expression cannot be called");
   for (auto& a : e.args) check_expr(*a);
@@ -571,7 +571,7 @@ const Type* Checker::check_iface_call(ast::Expr& e, const Type* recv) {
   return mi.ret;
 }
 
-const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn, size_t) {
+const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn) {
   if (e.args.size() != fn.params.size()) {
     error(DiagCode::E403, at(e.span), "`" + fn.name + "` takes " + std::to_string(fn.params.size()) +
                                           " argument(s), but " + std::to_string(e.args.size()) + " were given");

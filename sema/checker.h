@@ -33,7 +33,6 @@ class Checker {
   void resolve_signature(FnInfo& fn);
   const Type* resolve_type(const ast::TypeExpr* t);
   void check_duplicates();
-  void reject_unsupported_decls(ast::File& file);
   void declare_union(ast::UnionDecl& u, const std::string& module);
   void declare_interface(ast::InterfaceDecl& i, const std::string& module);
   void resolve_union(UnionInfo& u);
@@ -64,7 +63,7 @@ class Checker {
   const Type* builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type);
   bool json_encodable(const Type* t);
   const Type* check_as(ast::Expr& e);
-  const Type* check_user_call(ast::Expr& e, FnInfo& fn, size_t arg_offset);
+  const Type* check_user_call(ast::Expr& e, FnInfo& fn);
   const Type* check_member(ast::Expr& e);
   const Type* check_index(ast::Expr& e);
   const Type* check_list(ast::Expr& e, const Type* expected);

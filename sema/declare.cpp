@@ -53,8 +53,6 @@ void Checker::declare_predeclared() {
   record("Proc", {{"code", I}, {"out", T}, {"err", T}});
 }
 
-void Checker::reject_unsupported_decls(ast::File&) {}
-
 namespace {
 bool is_stdlib_namespace(const std::string& n) {
   static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
@@ -256,7 +254,6 @@ bool Checker::satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::strin
 }
 
 void Checker::declare_file(ast::File& file, const std::string& module) {
-  reject_unsupported_decls(file);
   auto add_class = [&](const std::string& name, const Span& span, const ast::ClassDecl* decl,
                        const ast::RecordDecl* rec) {
     auto cls = std::make_unique<ClassInfo>();
