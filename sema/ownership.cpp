@@ -140,6 +140,7 @@ class OwnershipPass {
   // A local gets a new value (`let`, assignment, a `for` variable).
   void assigned(const Symbol* s) {
     moves_.erase(s);
+    borrow_keys_.erase(s);
     if (loops_.empty())
       fresh_.erase(s);
     else
@@ -171,9 +172,11 @@ class OwnershipPass {
       read_name(e);
       if (is_local(s) || is_take_param(s)) {
         for (auto& b : borrows_)
-          if (b.owner == s)
+          if (b.owner == s) {
             report(DiagCode::E302, at(e.span), "`" + e.text + "` is moved while a borrow of it is still live", b.where,
                    std::string("borrowed here ") + b.how);
+            break;
+          }
         moves_[s] = at(e.span);
         info_.moves.insert(&e);  // codegen hands the value over instead of counting it
       } else if (is_borrowed_param(s)) {
@@ -228,6 +231,7 @@ class OwnershipPass {
       }
       case K::Switch: {
         expr(*e.lhs);
+        // Every switch is exhaustive (E208), so some arm runs.
         Flow start = flow();
         std::optional<Flow> out;
         for (auto& arm : e.arms) {
@@ -266,8 +270,28 @@ class OwnershipPass {
       }
       case ast::ExprKind::Index: {
         std::string k = place_key(*e.lhs);
-        std::string i = e.rhs->kind == ast::ExprKind::IntLit ? std::to_string(e.rhs->int_value) : place_key(*e.rhs);
+        std::string i = index_key(*e.rhs);
         return k.empty() || i.empty() ? "" : k + "[" + i + "]";
+      }
+      default: return "";
+    }
+  }
+  // Two indices written as the same expression are the same place (§15.3):
+  // literals, places and operators over them (no calls: they may differ).
+  std::string index_key(const ast::Expr& e) const {
+    switch (e.kind) {
+      case ast::ExprKind::IntLit: return std::to_string(e.int_value);
+      case ast::ExprKind::TextLit: return "\"" + e.text + "\"";
+      case ast::ExprKind::Name:
+      case ast::ExprKind::Member:
+      case ast::ExprKind::Index: return place_key(e);
+      case ast::ExprKind::Unary: {
+        std::string k = index_key(*e.lhs);
+        return k.empty() ? k : (e.unary_op == ast::UnaryOp::Neg ? "(-" : "(not ") + k + ")";
+      }
+      case ast::ExprKind::Binary: {
+        std::string l = index_key(*e.lhs), r = index_key(*e.rhs);
+        return l.empty() || r.empty() ? "" : "(" + l + " " + ast::binary_op_spelling(e.binary_op) + " " + r + ")";
       }
       default: return "";
     }
@@ -381,8 +405,8 @@ class OwnershipPass {
         const ast::Expr& b = *acc[j].e;
         if (acc[i].conv == C::Take || acc[j].conv == C::Take) continue;
         if (acc[i].conv != C::Mut && acc[j].conv != C::Mut) continue;
-        if (a.kind != ast::ExprKind::Index || b.kind != ast::ExprKind::Index || keys[i] == keys[j]) continue;
-        if (keys[i].empty() || keys[j].empty()) continue;
+        if (a.kind != ast::ExprKind::Index || b.kind != ast::ExprKind::Index || !owned(a.type) || !owned(b.type)) continue;
+        if (!keys[i].empty() && keys[i] == keys[j]) continue;  // provably the same: E303 above
         bool constant = a.rhs->kind == ast::ExprKind::IntLit && b.rhs->kind == ast::ExprKind::IntLit;
         if (!constant && place_key(*a.lhs) == place_key(*b.lhs) && !place_key(*a.lhs).empty())
           info_.borrow_guards[&e].push_back({acc[i].pos, acc[j].pos});
@@ -507,10 +531,11 @@ class OwnershipPass {
           expr(init);
           if (const ast::Expr* root = root_of(init))
             if (root->sym) borrows_.push_back({root->sym, at(init.span), depth_, "(until the end of its block)"});
+          if (s.sym) assigned(s.sym);
           if (s.sym && fixed_place(init)) borrow_keys_[s.sym] = place_key(init);
-        } else {
-          consume(init);
+          return;
         }
+        consume(init);
         if (s.sym) assigned(s.sym);
         return;
       }
