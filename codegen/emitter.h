@@ -158,6 +158,7 @@ class Emitter {
   Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);
+  void emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args);
   Val emit_builtin(const ast::Expr& e);
   bool emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector<llvm::Value*>& args, int64_t line,
                            llvm::Value** out);

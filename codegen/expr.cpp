@@ -147,6 +147,7 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
     args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, m.params[i]).v);
     params.push_back(llvm_type(m.params[i]));
   }
+  emit_borrow_guards(e, args);
   auto* ft = llvm::FunctionType::get(llvm_type(m.ret), params, false);
   llvm::Value* r = call(llvm::FunctionCallee(ft, fp), args, m.name);
   if (m.ret->kind == TypeKind::Void) return Val{};
@@ -354,23 +355,28 @@ Val Emitter::emit_call(const ast::Expr& e) {
   size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i)
     args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type).v);
-  if (auto g = prog_.borrow_guards.find(&e); g != prog_.borrow_guards.end()) {
-    size_t self_off = args.size() - e.args.size();
-    for (auto [i, j] : g->second) {
-      // Two `mut` views of the same element: the run-time aliasing guard (§15.3).
-      llvm::Value* same = b_.CreateICmpEQ(args[self_off + i], args[self_off + j]);
-      llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
-      llvm::BasicBlock* ok_bb = new_block("borrow.ok");
-      b_.CreateCondBr(same, trap_bb, ok_bb);
-      b_.SetInsertPoint(trap_bb);
-      trap((int64_t)TrapCode::BORROW, e.span.begin.line, "two mut borrows of the same element");
-      b_.SetInsertPoint(ok_bb);
-    }
-  }
+  emit_borrow_guards(e, args);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);
   return Val{r};
+}
+
+// Two views of the same element, one of them `mut`, through run-time indices:
+// the aliasing guard (§15.3). `args` is the call's argument list with the
+// receiver first, as sema's positions count it.
+void Emitter::emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args) {
+  auto g = prog_.borrow_guards.find(&e);
+  if (g == prog_.borrow_guards.end()) return;
+  for (auto [i, j] : g->second) {
+    llvm::Value* same = b_.CreateICmpEQ(args[i], args[j]);
+    llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
+    llvm::BasicBlock* ok_bb = new_block("borrow.ok");
+    b_.CreateCondBr(same, trap_bb, ok_bb);
+    b_.SetInsertPoint(trap_bb);
+    trap((int64_t)TrapCode::BORROW, e.span.begin.line, "the same element borrowed twice, at least once `mut`");
+    b_.SetInsertPoint(ok_bb);
+  }
 }
 
 // Text, Bytes, multi and map all keep their length right after the header
