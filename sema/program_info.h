@@ -35,7 +35,7 @@ struct Symbol {
   SymKind kind;
   std::string name;
   const Type* type = nullptr;     // Local/Param/Self/Field: the value's type
-  Loc loc;
+  Loc loc{};
   FnInfo* fn = nullptr;           // Fn/Method/StaticFn
   ClassInfo* cls = nullptr;       // Method/StaticFn/Field/Class/Self
   int field_index = -1;           // Field
