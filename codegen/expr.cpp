@@ -95,19 +95,49 @@ Val Emitter::coerce(Val v, const Type* from, const Type* to) {
   const Type* fb = from->base();
   if (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class) {
     // Box the object: the box owns it (language.md §6.10).
-    llvm::StructType* bt = box_type();
-    llvm::Value* box = call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(bt), box_destroy_}, "box");
-    Val boxed = own_temp(box);
-    llvm::Value* obj = take_owned(v, fb);
-    b_.CreateStore(obj, b_.CreateStructGEP(bt, box, 2));
-    b_.CreateStore(vtable(fb->cls, tb->iface), b_.CreateStructGEP(bt, box, 3));
-    return boxed;
+    auto box_it = [&] {
+      llvm::StructType* bt = box_type();
+      llvm::Value* box = call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(bt), box_destroy_}, "box");
+      Val boxed = own_temp(box);
+      llvm::Value* obj = take_owned(v, fb);
+      b_.CreateStore(obj, b_.CreateStructGEP(bt, box, 2));
+      b_.CreateStore(vtable(fb->cls, tb->iface), b_.CreateStructGEP(bt, box, 3));
+      return boxed;
+    };
+    // A plain interface slot gets a ?C only through pass_arg, which checked it.
+    if (!from->is_nullable() || !to->is_nullable()) return box_it();
+    // ?C into ?I: nil stays nil (a box around nothing would not compare equal to nil).
+    llvm::BasicBlock* box_bb = new_block("box");
+    llvm::BasicBlock* done_bb = new_block("box.done");
+    llvm::BasicBlock* nil_end = b_.GetInsertBlock();
+    b_.CreateCondBr(is_nil(v.v, from), done_bb, box_bb);
+    b_.SetInsertPoint(box_bb);
+    Val boxed = box_it();
+    llvm::BasicBlock* box_end = b_.GetInsertBlock();
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(done_bb);
+    llvm::PHINode* phi = b_.CreatePHI(ptr_, 2, "maybe.box");
+    phi->addIncoming(llvm::ConstantPointerNull::get(ptr_), nil_end);
+    phi->addIncoming(boxed.v, box_end);
+    return Val{phi, boxed.temp};  // the temp slot holds the box, or stays empty
   }
   llvm::Type* want = llvm_type(to);
   if (v.v->getType() == want) return v;
   if (v.v->getType() == i1_ && want == i64_) return Val{b_.CreateZExt(v.v, i64_), v.temp};
   if (v.v->getType() == i64_ && want == i1_) return Val{b_.CreateTrunc(v.v, i1_), v.temp};
   return v;
+}
+
+Val Emitter::pass_arg(Val v, const Type* from, const Type* to, int64_t line) {
+  if (from->is_nullable() && !to->is_nullable() && to->kind != TypeKind::Void) {
+    llvm::BasicBlock* trap_bb = new_block("nil.arg");
+    llvm::BasicBlock* ok_bb = new_block("arg.ok");
+    b_.CreateCondBr(is_nil(v.v, from), trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(trap_bb);
+    trap((int64_t)TrapCode::BOUNDS, line, kNullReceiverMessage);
+    b_.SetInsertPoint(ok_bb);
+  }
+  return coerce(v, from, to);
 }
 
 llvm::Value* Emitter::union_tag(llvm::Value* v, const Type* t) {
@@ -124,7 +154,7 @@ Val Emitter::emit_variant(const ast::Expr& e) {
   if (vi.payload.empty()) return Val{bare_variant_object(u, vi.index)};
   std::vector<Val> args;
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type));
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type, e.span.begin.line));
   const ClassLayout& l = variant_layout(u, vi.index);
   Val obj = own_temp(call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(l.type), l.destroy}, "variant"));
   b_.CreateStore(b_.getInt64(vi.index), b_.CreateStructGEP(l.type, obj.v, 2));
@@ -144,7 +174,7 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   std::vector<llvm::Value*> args = {obj};
   std::vector<llvm::Type*> params = {ptr_};
   for (size_t i = 0; i < e.args.size(); ++i) {
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, m.params[i]).v);
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, m.params[i], e.span.begin.line).v);
     params.push_back(llvm_type(m.params[i]));
   }
   emit_borrow_guards(e, args);
@@ -351,10 +381,11 @@ Val Emitter::emit_call(const ast::Expr& e) {
   // `v.m(args)` through `using` is `m(v, args)`: sema typed the receiver. (A
   // module-qualified `alias.f(args)` has an untyped alias as its head.)
   bool extension = s->kind == sema::SymKind::Fn && e.lhs->kind == ExprKind::Member && e.lhs->lhs->type;
-  if (s->kind == sema::SymKind::Method || extension) args.push_back(emit_expr(*e.lhs->lhs).v);
+  if (s->kind == sema::SymKind::Method) args.push_back(emit_expr(*e.lhs->lhs).v);
+  if (extension) args.push_back(pass_arg(emit_expr(*e.lhs->lhs), e.lhs->lhs->type, fn->params[0]->type, e.span.begin.line).v);
   size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type).v);
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type, e.span.begin.line).v);
   emit_borrow_guards(e, args);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
@@ -437,14 +468,28 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
     if (code == 'K') return arg0->elem;
     return arg0->value;  // 'V'
   };
+  // The parameter type of each slot: the element/key/value of argument 0, any
+  // value for `a` (json.encode takes a ?T as it is), else the argument's own
+  // type without its `?` (sema matched its base type to the code).
+  auto param_type = [&](char code, const Type* at) -> const Type* {
+    if (code == 'e' || code == 'V' || code == 'K') return container_slot(code);
+    if (code == 'a') return at;
+    return at->base();
+  };
+  // First every argument, checked (a nil for a plain parameter traps here),
+  // then the ABI values: no element moves into the call before the last check.
+  std::vector<Val> vals;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type* at = e.args[i]->type;
+    vals.push_back(pass_arg(emit_expr(*e.args[i]), at, param_type(sig.params[i], at), e.span.begin.line));
+  }
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
-    Val a = emit_expr(*e.args[i]);
+    const Val& a = vals[i];
     char code = sig.params[i];
     const Type* at = e.args[i]->type;
     if (code == 'e' || code == 'V' || code == 'K') {
       const Type* slot_t = container_slot(code);
-      a = coerce(a, at, slot_t);
       // Stored elements and values move in (the container releases them); keys are lent.
       llvm::Value* v = code == 'K' ? a.v : take_owned(a, slot_t);
       args.push_back(to_slot(v, slot_t));
@@ -465,10 +510,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   char rc = nullable ? r[1] : (r.empty() ? 'v' : r[0]);
   if (rc == 'X') args.push_back(type_desc(e.type->base()));
   llvm::Value* res = nullptr;
-  // A ?T argument may be nil: only the runtime turns that into a trap.
-  bool maybe_nil = false;
-  for (auto& a : e.args) maybe_nil |= a->type->is_nullable();
-  if (maybe_nil || !emit_inline_builtin(sig, args, e.span.begin.line, &res)) {
+  if (!emit_inline_builtin(sig, args, e.span.begin.line, &res)) {
     if (sig.flags & sema::TRAPS) args.push_back(site(e.span.begin.line));
     res = call(builtin_fn(sig), args);
   }
