@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "file_header.h"
 
 namespace wo::db {
 
@@ -41,6 +44,22 @@ int sync_data(int fd) {
   return ::fdatasync(fd);
 }
 
+// A log path that is a symbolic link -> the file it names (which must exist
+// and be a regular file); any other path is kept as it is.
+bool follow_link(std::string* log, std::string* err) {
+  struct stat st {};
+  if (::lstat(log->c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return true;
+  char* real = ::realpath(log->c_str(), nullptr);
+  if (!real)
+    return refuse(err, "the log " + *log + " is a symbolic link to a missing file (" + std::strerror(errno) + ")");
+  std::string target = real;
+  std::free(real);
+  if (::stat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return refuse(err, "the log " + *log + " is a symbolic link to " + target + ", which is not a regular file");
+  *log = target;
+  return true;
+}
+
 }  // namespace
 
 bool resolve_data_path(const std::string& data, std::string* log, std::string* err) {
@@ -50,15 +69,17 @@ bool resolve_data_path(const std::string& data, std::string* log, std::string* e
   if (::stat(data.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       *log = data + (data.back() == '/' ? "" : "/") + "shard-0.wal";
-      return true;
+      return follow_link(log, err);
     }
     if (S_ISREG(st.st_mode)) {
       *log = data;
-      return true;
+      return follow_link(log, err);
     }
     return refuse(err, "WO_DATA=" + data + " is neither a regular file nor a directory");
   }
   if (data.back() == '/') return refuse(err, "WO_DATA=" + data + ": no such directory");
+  if (::lstat(data.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return refuse(err, "WO_DATA=" + data + " is a symbolic link to a missing file");
   std::string parent = parent_of(data);
   if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return refuse(err, "WO_DATA=" + data + ": the parent directory " + parent +
@@ -93,7 +114,8 @@ LogFile::~LogFile() {
 
 bool LogFile::open(const std::string& path, std::string* err) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0 && errno == ENOENT) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
@@ -101,6 +123,17 @@ bool LogFile::open(const std::string& path, std::string* err) {
   size_ = static_cast<uint64_t>(st.st_size);
   end_ = 0;
   return true;
+}
+
+void LogFile::initialise() {
+  std::string h = file_header();
+  if (::pwrite(fd_, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()))
+    die_durability("pwrite (header)", path_, errno ? errno : ENOSPC, 0);
+  if (::ftruncate(fd_, static_cast<off_t>(h.size())) != 0) die_durability("ftruncate", path_, errno, 0);
+  if (::fsync(fd_) != 0) die_durability("fsync", path_, errno, 0);
+  int derr = 0;
+  if (!fsync_parent_dir(path_, &derr)) die_durability("fsync (directory, after creating the log)", path_, derr, 0);
+  size_ = end_ = h.size();
 }
 
 void LogFile::extend(uint64_t need, uint64_t nrec) {
