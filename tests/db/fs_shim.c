@@ -134,7 +134,9 @@ static void parse_rule(const char* var, int kill) {
     }
 }
 
-static void init(void) {
+// The next definitions of the calls. Idempotent and needing no environment:
+// a sanitizer's start-up may call in before the C library has set one up.
+static void resolve(void) {
 #define RESOLVE(f) real_##f = dlsym(RTLD_NEXT, #f)
   RESOLVE(open);
   RESOLVE(open64);
@@ -151,6 +153,15 @@ static void init(void) {
   RESOLVE(mmap);
   RESOLVE(munmap);
 #undef RESOLVE
+}
+
+static void ensure(void) { pthread_once(&g_once, resolve); }
+
+// The configuration, once the environment exists (a constructor runs after
+// the C library's start-up and before main; calls made earlier pass through).
+__attribute__((constructor)) static void configure(void) {
+  ensure();
+  pthread_mutex_lock(&g_mu);
   const char* dir = getenv("WO_SHIM_DIR");
   if (dir && dir[0] == '/' && strlen(dir) < sizeof g_dir) {
     strcpy(g_dir, dir);
@@ -162,9 +173,8 @@ static void init(void) {
   g_nosync = getenv("WO_SHIM_NOSYNC") != NULL;
   parse_rule("WO_SHIM_KILL", 1);
   parse_rule("WO_SHIM_FAIL", 0);
+  pthread_mutex_unlock(&g_mu);
 }
-
-static void ensure(void) { pthread_once(&g_once, init); }
 
 // The name of `path` in the watched directory ("" for the directory itself),
 // or NULL when it is not watched. Relative paths are taken from the cwd.

@@ -40,7 +40,8 @@ std::string dump() {
     out += std::to_string(id) + ":" + std::to_string(get_int(0, id, 0)) + ":" + get_text(0, id, 1) + ":" +
            std::to_string(get_float(0, id, 2)) + ":" + get_text(0, id, 3) + ";";
   for (int64_t id : scan(1))
-    out += "t" + std::to_string(id) + ":" + std::to_string(get_int(1, id, 0)) + ":" + get_text(1, id, 1) + ";";
+    out += std::string("t") + std::to_string(id) + ":" + std::to_string(get_int(1, id, 0)) + ":" +
+           get_text(1, id, 1) + ";";
   return out;
 }
 
@@ -293,7 +294,8 @@ TEST_CASE("a log name that is a directory, or a file the store cannot open, is r
   {
     Open db(it.s.get(), dir.path());
     CHECK(db.rc == 2);
-    CHECK_MESSAGE(db.err.find("cannot open the log " + dir.file("shard-0.wal")) != std::string::npos, db.err);
+    CHECK_MESSAGE(db.err.find("the log " + dir.file("shard-0.wal") + " is not a regular file") != std::string::npos,
+                  db.err);
   }
   std::string locked = dir.file("locked.wal");
   write_file(locked, "private");
@@ -313,4 +315,32 @@ TEST_CASE("a log name that is a directory, or a file the store cannot open, is r
   CHECK_MESSAGE(err.find("cannot open the log " + locked + ": Permission denied") != std::string::npos, err);
   REQUIRE(::chmod(locked.c_str(), 0600) == 0);
   CHECK(read_file(locked) == "private");
+}
+
+TEST_CASE("a store is opened by one process at a time") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("s.wal");
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  ins(0, {1, "one", 1.0, V::nil_text()});
+  std::string log = read_file(path);
+  auto [status, err] = in_child([&] {
+    wo_db_close();  // the child's copy of this process's store (its fd is the parent's lock)
+    setenv("WO_DATA", path.c_str(), 1);
+    unsetenv("WO_EPHEMERAL");
+    wo_db_boot(it.s.get());
+  });
+  CHECK(status == 2);
+  CHECK_MESSAGE(err.find("wo: the log " + path + " is in use by another process") == 0, err);
+  CHECK(read_file(path) == log);
+  REQUIRE(wo_db_checkpoint());  // the lock moves to the new file with the rename
+  auto [status2, err2] = in_child([&] {
+    wo_db_close();
+    setenv("WO_DATA", path.c_str(), 1);
+    unsetenv("WO_EPHEMERAL");
+    wo_db_boot(it.s.get());
+  });
+  CHECK(status2 == 2);
+  CHECK(err2.find("is in use by another process") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include "log_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,14 @@ bool follow_link(std::string* log, std::string* err) {
   return true;
 }
 
+// One process per log: a second one would append at its own idea of the end
+// and overwrite the first one's acknowledged frames. (A file system without
+// flock keeps the behaviour of before.)
+bool lock(int fd, const std::string& path, std::string* err) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK) return true;
+  return refuse(err, "the log " + path + " is in use by another process (a store is opened by one process at a time)");
+}
+
 }  // namespace
 
 bool resolve_data_path(const std::string& data, std::string* log, std::string* err) {
@@ -114,12 +123,15 @@ LogFile::~LogFile() {
 
 bool LogFile::open(const std::string& path, std::string* err) {
   path_ = path;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // not even opened: a device may act on open
+    return refuse(err, "the log " + path + " is not a regular file");
   fd_ = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd_ < 0 && errno == ENOENT) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
-  struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
     return refuse(err, "the log " + path + " is not a regular file");
+  if (!lock(fd_, path, err)) return false;
   size_ = static_cast<uint64_t>(st.st_size);
   end_ = 0;
   return true;
@@ -170,6 +182,10 @@ void LogFile::truncate_at_end() {
 bool LogFile::reopen(uint64_t size, std::string* err) {
   int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return refuse(err, "cannot reopen the log " + path_ + ": " + std::strerror(errno));
+  if (!lock(fd, path_, err)) {  // taken between the rename and here
+    ::close(fd);
+    return false;
+  }
   ::close(fd_);
   fd_ = fd;
   size_ = end_ = size;
