@@ -194,6 +194,45 @@ void Disk::apply_name(std::map<std::string, int>& ns, const Op& op) {
   }
 }
 
+std::vector<std::pair<size_t, size_t>> Disk::prefix_cuts(size_t max) const {
+  auto nonzero = [](const Op& op) {
+    return op.kind == Op::Write && op.bytes.find_first_not_of('\0') != std::string::npos;
+  };
+  size_t bytes = 0;
+  for (const Op& op : pending_) bytes += nonzero(op) ? op.bytes.size() : 0;
+  size_t stride = std::max<size_t>(1, bytes / std::max<size_t>(1, max));
+  std::vector<std::pair<size_t, size_t>> cuts;
+  for (size_t k = 0; k < pending_.size(); ++k) {
+    const Op& op = pending_[k];
+    if (nonzero(op)) {
+      for (size_t keep = 0; keep < op.bytes.size(); keep += stride) cuts.emplace_back(k, keep);
+    } else {
+      cuts.emplace_back(k, 0);
+      if (op.kind == Op::Write) cuts.emplace_back(k, op.bytes.size() / 2);
+    }
+  }
+  cuts.emplace_back(pending_.size(), 0);
+  return cuts;
+}
+
+std::map<std::string, std::string> Disk::materialise_prefix(size_t k, size_t keep) const {
+  std::map<std::string, int> ns = synced_names_;
+  std::vector<std::string> content;
+  for (const Inode& i : inodes_) content.push_back(i.synced);
+  for (size_t i = 0; i <= k && i < pending_.size(); ++i) {
+    const Op& op = pending_[i];
+    size_t n = i < k ? op.bytes.size() : keep;
+    if (is_data(op)) {
+      if (i < k || op.kind == Op::Write) apply_data(content[op.ino], op, n);
+    } else if (i < k) {
+      apply_name(ns, op);
+    }
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [name, ino] : ns) out[name] = content[ino];
+  return out;
+}
+
 std::map<std::string, std::string> Disk::materialise(Variant v, std::mt19937_64& rng) const {
   std::map<std::string, int> ns = synced_names_;
   std::vector<std::string> content;

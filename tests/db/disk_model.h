@@ -39,6 +39,13 @@ class Disk {
   // The directory after a power loss now: name -> bytes.
   std::map<std::string, std::string> materialise(Variant v, std::mt19937_64& rng) const;
 
+  // Every prefix of the pending operations, as (k, keep): the first k whole,
+  // then `keep` bytes of the k-th (a write). Each byte of the non-zero writes
+  // is a cut point (every `stride`-th when there are more than `max`); zero
+  // writes (preallocation) are cut at their ends and middle.
+  std::vector<std::pair<size_t, size_t>> prefix_cuts(size_t max) const;
+  std::map<std::string, std::string> materialise_prefix(size_t k, size_t keep) const;
+
   // For reports: pending operations; events journaled (the shim's "any"
   // class but mmap); renames.
   size_t pending() const { return pending_.size(); }
