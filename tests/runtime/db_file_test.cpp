@@ -344,3 +344,26 @@ TEST_CASE("a store is opened by one process at a time") {
   CHECK(status2 == 2);
   CHECK(err2.find("is in use by another process") != std::string::npos);
 }
+
+TEST_CASE("an earlier-format log whose schema changed is migrated and upgraded in one rewrite") {
+  TempDir dir;
+  std::string path = dir.file("legacy.wal");
+  write_file(path, legacy_log());
+  Items it;
+  it.s.field(0, "stock", WO_DB_INT);  // an added field: migrates with the kind's zero
+  std::string err = wotest::capture_fd(2, [&] {
+    WoDbConfig cfg{};
+    cfg.data = path.c_str();
+    char buf[512] = "";
+    REQUIRE(wo_db_open(it.s.get(), &cfg, buf, sizeof buf) == 0);
+    CHECK(get_int(0, 6, 4) == 0);
+    CHECK(get_text(0, 6, 3) == "in a transaction");
+    wo_db_close();
+  });
+  CHECK(err.find("wo: schema migrated (" + path + ")\n") != std::string::npos);
+  CHECK(err.find("wo: " + path + " upgraded to store file format 2") != std::string::npos);
+  CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK(scan(0).size() == 5);
+}
