@@ -349,9 +349,9 @@ class Driver {
     std::filesystem::remove_all(tmp_);
     if (rc == 0)
       std::printf(
-          "db-powerloss: %d rounds (seed %" PRIu64 "): %d crashes, %d exits after a failed sync, %d clean exits; %d with a "
-          "checkpoint, %d starting from an earlier-format log; %d power-loss images recovered exactly (%d held the change in "
-          "flight)\n",
+          "db-powerloss: %d rounds (seed %" PRIu64 "): %d crashes, %d exits after a failed sync, %d clean "
+          "exits; %d with a checkpoint, %d starting from an earlier-format log; %d power-loss images "
+          "recovered exactly (%d held the change in flight)\n",
           counts_.rounds, seed_, counts_.killed, counts_.exit74, counts_.clean, counts_.checkpoints, counts_.upgrades,
           counts_.variants, counts_.in_flight);
     return rc;
@@ -443,7 +443,8 @@ class Driver {
     bool killed = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && err.find("fs-shim: kill") != std::string::npos;
     bool exit74 = WIFEXITED(st) && WEXITSTATUS(st) == 74 && injected &&
                   err.find("wo: durability failure: ") != std::string::npos;
-    bool refused = WIFEXITED(st) && WEXITSTATUS(st) == 2 && injected && k == 0 && err.find("\nwo: ") != std::string::npos;
+    bool refused =
+        WIFEXITED(st) && WEXITSTATUS(st) == 2 && injected && k == 0 && err.find("\nwo: ") != std::string::npos;
     bool clean = WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (!killed && !exit74 && !refused && !clean)
       return fail(where + ": the writer ended with status " + std::to_string(st) + ":\n" + err.substr(0, 2000));

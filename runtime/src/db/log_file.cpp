@@ -66,7 +66,8 @@ bool follow_link(std::string* log, std::string* err) {
 // flock keeps the behaviour of before.)
 bool lock(int fd, const std::string& path, std::string* err) {
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK) return true;
-  return refuse(err, "the log " + path + " is in use by another process (a store is opened by one process at a time)");
+  return refuse(err,
+                "the log " + path + " is in use by another process (a store is opened by one process at a time)");
 }
 
 }  // namespace
@@ -127,7 +128,8 @@ bool LogFile::open(const std::string& path, std::string* err) {
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // not even opened: a device may act on open
     return refuse(err, "the log " + path + " is not a regular file");
   fd_ = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-  if (fd_ < 0 && errno == ENOENT) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ENOENT)
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
     return refuse(err, "the log " + path + " is not a regular file");
