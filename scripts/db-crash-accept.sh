@@ -13,6 +13,12 @@
 # mode, which replays the store and checks that every acknowledged row and
 # delete and version is there and no transaction is partial. Some rounds use
 # a tiny WO_CHECKPOINT_BYTES so checkpoints are killed midway too.
+# With FS_SHIM (tests/db's libwo_fs_shim.so, see tests/db/fs_shim.c), two
+# rounds in six kill at a chosen point instead of a chosen time: at the n-th
+# step of a checkpoint (create, write, fsync, rename, directory fsync of
+# `.compact`), and in the next round at one of the first events of start-up
+# (the replay's mapping of the log, removing that checkpoint's leftover, the
+# torn-tail cut), so start-up after each of those crashes is crashed too.
 # Exit status: 0 when every round verifies, 1 on the first violation, 2 usage.
 set -uo pipefail
 
@@ -31,10 +37,11 @@ export WO_DATA=$dir/
 unset WO_EPHEMERAL
 
 floors=(16384 262144 4194304)
-start=$(date +%s)
-for ((i = 1; i <= kills; i++)); do
-  threads=$((i % 2 ? 1 : 3))
-  export WO_CHECKPOINT_BYTES=${floors[RANDOM % 3]}
+shim=${FS_SHIM:-}
+at_ckpt=0 at_boot=0  # rounds killed at a checkpoint step, at a start-up step
+
+# A round killed at a random moment.
+timed_kill() {
   "$writer" write "$i" "$RANDOM" "$threads" >>"$acks" 2>>"$dir/writer.err" &
   pid=$!
   sleep "0.$(printf '%03d' $((20 + RANDOM % 180)))"
@@ -46,10 +53,45 @@ for ((i = 1; i <= kills; i++)); do
   fi
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null
+}
+
+# A round where the writer kills itself just before the shim's event $1
+# (bounded by a timeout, should the event never come).
+shim_kill() {
+  { LD_PRELOAD=$shim WO_SHIM_DIR=$(cd "$dir" && pwd -P) WO_SHIM_KILL=$1 \
+      ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+      timeout -s KILL 30 "$writer" write "$i" "$RANDOM" "$threads" >>"$acks" 2>"$dir/round.err"; } 2>/dev/null
+  local status=$?  # 137: killed (bash's own "Killed" notice goes to /dev/null above)
+  cat "$dir/round.err" >>"$dir/writer.err"
+  if [[ $status -ne 137 ]]; then
+    echo "db-crash: round $i: the writer exited with status $status before the kill at $1:" >&2
+    tail -5 "$dir/round.err" >&2
+    exit 1
+  fi
+  grep -q '^fs-shim: kill' "$dir/round.err"
+}
+
+start=$(date +%s)
+for ((i = 1; i <= kills; i++)); do
+  threads=$((i % 2 ? 1 : 3))
+  export WO_CHECKPOINT_BYTES=${floors[RANDOM % 3]}
+  if [[ -n $shim ]] && ((i % 6 == 3)); then
+    export WO_CHECKPOINT_BYTES=16384
+    shim_kill "ckpt:$((1 + RANDOM % 8))" && at_ckpt=$((at_ckpt + 1))
+  elif [[ -n $shim ]] && ((i % 6 == 4)); then
+    shim_kill "any:$((1 + RANDOM % 3))" && at_boot=$((at_boot + 1))
+  else
+    timed_kill
+  fi
   if ! out=$("$writer" verify "$acks" 2>&1); then
     echo "db-crash: round $i (threads $threads, WO_CHECKPOINT_BYTES=$WO_CHECKPOINT_BYTES): violation" >&2
     echo "$out" >&2
     exit 1
   fi
 done
-echo "db-crash: $kills kills, every restart verified ($(grep -c . "$acks") acknowledgements, $(($(date +%s) - start)) s): ${out##*: }"
+if [[ -n $shim ]] && ((kills >= 6 && (at_ckpt == 0 || at_boot == 0))); then
+  echo "db-crash: no kill landed in a checkpoint ($at_ckpt) or in start-up ($at_boot)" >&2
+  exit 1
+fi
+echo "db-crash: $kills kills ($at_ckpt in a checkpoint, $at_boot in start-up), every restart verified" \
+  "($(grep -c . "$acks") acknowledgements, $(($(date +%s) - start)) s): ${out##*: }"

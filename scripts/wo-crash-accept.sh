@@ -3,7 +3,12 @@
 # (tests/db/wo_writer, one transaction of two rows per key) is built with
 # woc, SIGKILLed at random moments and restarted on the same store; after
 # each kill its `verify` mode must show every acknowledged key stored and no
-# transaction partially applied.
+# transaction partially applied. With FS_SHIM (tests/db's libwo_fs_shim.so),
+# two rounds in six kill at a chosen point instead of a chosen time: at the
+# n-th step of a checkpoint (WO_CHECKPOINT_BYTES=16384 makes one come soon),
+# and in the next round at one of the first events of start-up (replay's
+# mapping of the log, removing that checkpoint's leftover), as in
+# scripts/db-crash-accept.sh.
 #
 #   scripts/wo-crash-accept.sh WOC [KILLS]      (KILLS default 40)
 # Exit status: 0 when every round verifies, 1 on the first violation, 2 usage.
@@ -27,12 +32,37 @@ fi
 export WO_DATA=$dir/store.wal
 unset WO_EPHEMERAL
 : >"$dir/acks"
+shim=${FS_SHIM:-}
+at_ckpt=0 at_boot=0
+
+# A round where the writer kills itself just before the shim's event $1
+# (bounded by a timeout, should the event never come).
+shim_kill() {
+  { LD_PRELOAD=$shim WO_SHIM_DIR=$(cd "$dir" && pwd -P) WO_SHIM_KILL=$1 WO_CHECKPOINT_BYTES=16384 \
+      ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+      timeout -s KILL 30 "$dir/writer" write >>"$dir/acks" 2>"$dir/round.err"; } 2>/dev/null
+  local status=$?  # 137: killed (bash's own "Killed" notice goes to /dev/null above)
+  cat "$dir/round.err" >>"$dir/writer.err"
+  if [[ $status -ne 137 ]]; then
+    echo "wo-crash: round $i: the writer exited with status $status before the kill at $1:" >&2
+    tail -5 "$dir/round.err" >&2
+    exit 1
+  fi
+  grep -q '^fs-shim: kill' "$dir/round.err"
+}
+
 for ((i = 1; i <= kills; i++)); do
-  "$dir/writer" write >>"$dir/acks" 2>>"$dir/writer.err" &
-  pid=$!
-  sleep "0.$(printf '%03d' $((20 + RANDOM % 150)))"
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  if [[ -n $shim ]] && ((i % 6 == 3)); then
+    shim_kill "ckpt:$((1 + RANDOM % 8))" && at_ckpt=$((at_ckpt + 1))
+  elif [[ -n $shim ]] && ((i % 6 == 4)); then
+    shim_kill "any:$((1 + RANDOM % 3))" && at_boot=$((at_boot + 1))
+  else
+    "$dir/writer" write >>"$dir/acks" 2>>"$dir/writer.err" &
+    pid=$!
+    sleep "0.$(printf '%03d' $((20 + RANDOM % 150)))"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  fi
   if ! "$dir/writer" verify >"$dir/stored" 2>"$dir/verify.err"; then
     echo "wo-crash: round $i: verify failed:" >&2
     cat "$dir/verify.err" >&2
@@ -49,4 +79,8 @@ for ((i = 1; i <= kills; i++)); do
     exit 1
   fi
 done
-echo "wo-crash: $kills kills, every restart verified ($(grep -c '^ack' "$dir/acks") acknowledged transactions, $(grep -c '^stored' "$dir/stored") stored)"
+if [[ -n $shim ]] && ((kills >= 6 && (at_ckpt == 0 || at_boot == 0))); then
+  echo "wo-crash: no kill landed in a checkpoint ($at_ckpt) or in start-up ($at_boot)" >&2
+  exit 1
+fi
+echo "wo-crash: $kills kills ($at_ckpt in a checkpoint, $at_boot in start-up), every restart verified ($(grep -c '^ack' "$dir/acks") acknowledged transactions, $(grep -c '^stored' "$dir/stored") stored)"

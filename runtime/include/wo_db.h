@@ -114,7 +114,10 @@ typedef struct WoDbConfig {
 
 // Opens the store: checks the schema, applies the start-up rules of §1.8,
 // resolves the data location (§1.9), migrates and replays the log (§1.12,
-// §1.14). Returns 0, or 2 for a refusal with one line (no newline) in `err`
+// §1.14). A file the store did not write (no store header, not a log of the
+// earlier format), one from a newer format, or a log another process has
+// open is refused untouched (docs/decisions/0013-store-files-and-durability.md).
+// Returns 0, or 2 for a refusal with one line (no newline) in `err`
 // (truncated to `errlen`; `err` may be NULL). Does not exit. The schema is
 // copied. Traps nothing; fails if a store is already open.
 int wo_db_open(const WoDbSchema* schema, const WoDbConfig* config, char* err, size_t errlen);

@@ -2,8 +2,10 @@
 // directory, a schema builder that owns its strings, row values that release
 // their Texts, a guard that always closes the store, and trap capture.
 #pragma once
+#include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -49,6 +51,30 @@ inline void write_file(const std::string& path, const std::string& bytes) {
 inline bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
+}
+
+// Runs f in a child process; its exit status (-1: killed) and stderr.
+template <class F>
+std::pair<int, std::string> in_child(F f) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    f();
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
 // Builds a WoDbSchema; pointers stay valid until the next change.

@@ -30,30 +30,6 @@ int open_with(const WoDbSchema* s, const char* data, const char* eph, std::strin
   return rc;
 }
 
-// Runs f in a child process; its exit status and stderr.
-template <class F>
-std::pair<int, std::string> in_child(F f) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    f();
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
 }  // namespace
 
 TEST_CASE("a durable table needs WO_DATA or WO_EPHEMERAL=1, and only one of them") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "runtime/src/db/checkpoint.h"
+#include "runtime/src/db/file_header.h"
 #include "support.h"
 #include "tests/db/db_test_support.h"
 
@@ -99,7 +100,7 @@ TEST_CASE("no checkpoint while a transaction is open; a stale .compact is delete
     wo_tx_commit(nullptr);
     CHECK(wo_db_checkpoint());
   }
-  write_file(path + ".compact", "half-written garbage");
+  write_file(path + ".compact", wo::db::file_header() + "half-written garbage");  // ours, by its header
   Open db(c.s.get(), path);
   REQUIRE(db.rc == 0);
   CHECK_FALSE(exists(path + ".compact"));

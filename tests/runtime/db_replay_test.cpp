@@ -6,6 +6,7 @@
 #include <map>
 
 #include "runtime/src/db/codec.h"
+#include "runtime/src/db/file_header.h"
 #include "runtime/src/db/frame.h"
 #include "tests/db/db_test_support.h"
 
@@ -33,10 +34,10 @@ std::string dump() {
   return out;
 }
 
-// Offsets where frames end, by walking the log's frames.
+// Offsets where frames end, by walking the log's frames (after its header).
 std::vector<size_t> frame_ends(const std::string& log) {
   std::vector<size_t> ends;
-  size_t off = 0, next;
+  size_t off = wo::db::kHeaderSize, next;
   std::string_view p;
   while (wo::db::read_frame(reinterpret_cast<const uint8_t*>(log.data()), log.size(), off, &p, &next)) {
     ends.push_back(next);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "runtime/src/db/codec.h"
+#include "runtime/src/db/file_header.h"
 #include "runtime/src/db/frame.h"
 #include "tests/db/db_test_support.h"
 
@@ -43,7 +44,7 @@ std::string dump() {
 // Frames in the log, and the number of records in the last one.
 std::pair<size_t, uint64_t> frames(const std::string& path) {
   std::string log = read_file(path);
-  size_t off = 0, next, n = 0;
+  size_t off = wo::db::kHeaderSize, next, n = 0;
   uint64_t last = 0;
   std::string_view p;
   while (wo::db::read_frame(reinterpret_cast<const uint8_t*>(log.data()), log.size(), off, &p, &next)) {

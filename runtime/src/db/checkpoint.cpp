@@ -2,13 +2,16 @@
 #include "checkpoint.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "codec.h"
+#include "file_header.h"
 #include "frame.h"
 #include "log_file.h"
 
@@ -27,6 +30,34 @@ bool write_all(int fd, const std::string& buf) {
 
 }  // namespace
 
+bool clear_stale_checkpoint(const std::string& log_path, std::string* err) {
+  std::string tmp = log_path + ".compact";
+  struct stat st {};
+  if (::lstat(tmp.c_str(), &st) != 0) return true;  // none
+  bool ours = false;
+  if (S_ISREG(st.st_mode)) {
+    int fd = ::open(tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      // Enough for a header, or for the first frame of an earlier runtime's
+      // snapshot (the schema head alone).
+      std::string head(static_cast<size_t>(std::min<off_t>(st.st_size, 1 << 20)), '\0');
+      ssize_t n = ::pread(fd, head.data(), head.size(), 0);
+      ::close(fd);
+      if (n == static_cast<ssize_t>(head.size())) {
+        FileKind k = classify_file(reinterpret_cast<const uint8_t*>(head.data()), head.size()).kind;
+        ours = k != FileKind::Foreign && k != FileKind::Damaged;  // a newer runtime's is stale too
+      }
+    }
+  }
+  if (!ours) {
+    *err = tmp + " is in the way: the store writes its checkpoints under that name, and this file is not one it "
+                 "wrote; move it away (it is left untouched)";
+    return false;
+  }
+  ::unlink(tmp.c_str());
+  return true;
+}
+
 bool checkpoint_due(uint64_t used, uint64_t last, uint64_t floor, uint64_t ratio) {
   if (used < floor) return false;
   if (last == 0) return true;
@@ -36,14 +67,19 @@ bool checkpoint_due(uint64_t used, uint64_t last, uint64_t floor, uint64_t ratio
 
 int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err) {
   std::string tmp = log_path + ".compact";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL: never truncate a file that appeared under this name (the open
+  // deleted any stale one of ours).
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     *err = "cannot create " + tmp + ": " + std::strerror(errno);
     return -1;
   }
-  std::string buf, payload;
-  int64_t total = 0;
-  bool ok = true;
+  // The header is durable before anything else is written, so after a crash
+  // this file is either ours by its header or no longer than the header.
+  std::string buf = file_header(), payload;
+  int64_t total = static_cast<int64_t>(buf.size());
+  bool ok = write_all(fd, buf) && ::fsync(fd) == 0;
+  buf.clear();
   auto flush = [&] {
     ok = ok && write_all(fd, buf);
     total += static_cast<int64_t>(buf.size());

@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "codec.h"
 #include "common/traps.h"
+#include "file_header.h"
 #include "frame.h"
 #include "replay.h"
 #include "txn.h"
@@ -123,9 +124,11 @@ int Engine::start(const WoDbConfig& cfg, std::string* err) {
 }
 
 int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
-  ::unlink((path + ".compact").c_str());  // a checkpoint that died before its rename: never read
   log_ = std::make_unique<LogFile>();
   if (!log_->open(path, err)) return 2;
+  // Whose file it is, from its first bytes, before anything is written
+  // (file_header.h): a file the store did not write is refused untouched.
+  FileCheck file{FileKind::Fresh};
   ReplayResult res;
   bool ok = true;
   if (log_->size() > 0) {
@@ -134,29 +137,46 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
       *err = "cannot read the log " + path + ": " + std::strerror(errno);
       return 2;
     }
-    ok = replay(static_cast<const uint8_t*>(map), log_->size(), path, schema_, store_, &res, err);
+    const auto* data = static_cast<const uint8_t*>(map);
+    file = classify_file(data, log_->size());
+    if (file.kind == FileKind::Store || file.kind == FileKind::Legacy) {
+      size_t start = file.kind == FileKind::Store ? kHeaderSize : 0;
+      ok = replay(data, log_->size(), start, path, schema_, store_, &res, err);
+    }
     ::munmap(map, log_->size());
   }
+  if (file.kind == FileKind::Newer || file.kind == FileKind::Damaged || file.kind == FileKind::Foreign) {
+    *err = refusal(file, path);
+    return 2;
+  }
   if (!ok) return 2;
+  if (!clear_stale_checkpoint(path, err)) return 2;  // the log is ours: its temporary may be too
 
   size_t at = begin_record(head_, kSchema, 0, kFormatVersion);
   encode_schema(head_, schema_);
   end_record(head_, at);
 
-  log_->set_end(res.end);
-  if (res.has_head && res.plan.head_differs) {
-    // Migration (or a new table, or new indexes): rewrite the whole log
-    // under the program's head before anything is appended to it.
+  if (file.kind == FileKind::Fresh) {
+    log_->initialise();
+  } else if (file.kind == FileKind::Legacy || (res.has_head && res.plan.head_differs)) {
+    // A log of the earlier format (it gains its header), a migration, a new
+    // table or new indexes: rewrite the whole log under the program's head
+    // before anything is appended to it.
     int64_t size = write_checkpoint(path, store_, err);
     if (size < 0 || !log_->reopen(static_cast<uint64_t>(size), err)) {
-      *err = "cannot rewrite the log for the new schema: " + *err;
+      const char* why = file.kind == FileKind::Legacy ? "in the current format" : "for the new schema";
+      *err = "cannot rewrite the log " + std::string(why) + ": " + *err;
       return 2;
     }
     last_compacted_ = static_cast<uint64_t>(size);
     head_written_ = true;
     for (const std::string& line : res.plan.notes) notice(quiet, line);
     if (res.plan.fields_changed) notice(quiet, "wo: schema migrated (" + path + ")");
+    if (file.kind == FileKind::Legacy)
+      notice(quiet, "wo: " + path + " upgraded to store file format " + std::to_string(kFileVersion) +
+                        " (it now starts with a header)");
   } else {
+    log_->set_end(res.end);
     head_written_ = res.has_head;
     if (res.tail_dirty) log_->truncate_at_end();
   }

@@ -2,13 +2,17 @@
 #include "log_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "file_header.h"
 
 namespace wo::db {
 
@@ -41,6 +45,31 @@ int sync_data(int fd) {
   return ::fdatasync(fd);
 }
 
+// A log path that is a symbolic link -> the file it names (which must exist
+// and be a regular file); any other path is kept as it is.
+bool follow_link(std::string* log, std::string* err) {
+  struct stat st {};
+  if (::lstat(log->c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return true;
+  char* real = ::realpath(log->c_str(), nullptr);
+  if (!real)
+    return refuse(err, "the log " + *log + " is a symbolic link to a missing file (" + std::strerror(errno) + ")");
+  std::string target = real;
+  std::free(real);
+  if (::stat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return refuse(err, "the log " + *log + " is a symbolic link to " + target + ", which is not a regular file");
+  *log = target;
+  return true;
+}
+
+// One process per log: a second one would append at its own idea of the end
+// and overwrite the first one's acknowledged frames. (A file system without
+// flock keeps the behaviour of before.)
+bool lock(int fd, const std::string& path, std::string* err) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK) return true;
+  return refuse(err,
+                "the log " + path + " is in use by another process (a store is opened by one process at a time)");
+}
+
 }  // namespace
 
 bool resolve_data_path(const std::string& data, std::string* log, std::string* err) {
@@ -50,15 +79,17 @@ bool resolve_data_path(const std::string& data, std::string* log, std::string* e
   if (::stat(data.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       *log = data + (data.back() == '/' ? "" : "/") + "shard-0.wal";
-      return true;
+      return follow_link(log, err);
     }
     if (S_ISREG(st.st_mode)) {
       *log = data;
-      return true;
+      return follow_link(log, err);
     }
     return refuse(err, "WO_DATA=" + data + " is neither a regular file nor a directory");
   }
   if (data.back() == '/') return refuse(err, "WO_DATA=" + data + ": no such directory");
+  if (::lstat(data.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return refuse(err, "WO_DATA=" + data + " is a symbolic link to a missing file");
   std::string parent = parent_of(data);
   if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return refuse(err, "WO_DATA=" + data + ": the parent directory " + parent +
@@ -93,14 +124,30 @@ LogFile::~LogFile() {
 
 bool LogFile::open(const std::string& path, std::string* err) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
   struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // not even opened: a device may act on open
+    return refuse(err, "the log " + path + " is not a regular file");
+  fd_ = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0 && errno == ENOENT)
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0) return refuse(err, "cannot open the log " + path + ": " + std::strerror(errno));
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode))
     return refuse(err, "the log " + path + " is not a regular file");
+  if (!lock(fd_, path, err)) return false;
   size_ = static_cast<uint64_t>(st.st_size);
   end_ = 0;
   return true;
+}
+
+void LogFile::initialise() {
+  std::string h = file_header();
+  if (::pwrite(fd_, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()))
+    die_durability("pwrite (header)", path_, errno ? errno : ENOSPC, 0);
+  if (::ftruncate(fd_, static_cast<off_t>(h.size())) != 0) die_durability("ftruncate", path_, errno, 0);
+  if (::fsync(fd_) != 0) die_durability("fsync", path_, errno, 0);
+  int derr = 0;
+  if (!fsync_parent_dir(path_, &derr)) die_durability("fsync (directory, after creating the log)", path_, derr, 0);
+  size_ = end_ = h.size();
 }
 
 void LogFile::extend(uint64_t need, uint64_t nrec) {
@@ -137,6 +184,10 @@ void LogFile::truncate_at_end() {
 bool LogFile::reopen(uint64_t size, std::string* err) {
   int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return refuse(err, "cannot reopen the log " + path_ + ": " + std::strerror(errno));
+  if (!lock(fd, path_, err)) {  // taken between the rename and here
+    ::close(fd);
+    return false;
+  }
   ::close(fd_);
   fd_ = fd;
   size_ = end_ = size;

@@ -17,7 +17,10 @@ namespace wo::db {
 
 // WO_DATA -> the log path: an existing directory (or a path ending in '/')
 // holds `shard-0.wal`; anything else is the log file itself, whose parent
-// must exist. Refusals name the path (and the parent).
+// must exist. A log path that is a symbolic link becomes the file it names
+// (a checkpoint renames over the log: over the link it would replace the
+// link and leave the real file behind); a dangling link is refused.
+// Refusals name the path (and the parent).
 bool resolve_data_path(const std::string& data, std::string* log, std::string* err);
 
 [[noreturn]] void die_durability(const char* op, const std::string& path, int err, uint64_t nrec);
@@ -31,7 +34,14 @@ class LogFile {
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;
 
+  // Opens (or creates) the log without following a symbolic link and
+  // without changing a byte of it: whose file it is is decided by its header
+  // (file_header.h) before anything is written.
   bool open(const std::string& path, std::string* err);
+  // Makes the file an empty store: the header alone, synced, and the
+  // directory synced (the file's name is durable only then). For a new file
+  // or one whose header was torn while it was created. Exits 74 on failure.
+  void initialise();
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   uint64_t end() const { return end_; }     // where the next frame goes

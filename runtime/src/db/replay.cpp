@@ -117,12 +117,12 @@ class Replayer {
 
 }  // namespace
 
-bool replay(const uint8_t* data, size_t size, const std::string& path, const Schema& program, Store& store,
-            ReplayResult* out, std::string* err) {
+bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
+            Store& store, ReplayResult* out, std::string* err) {
   *out = ReplayResult{};
   store.set_counting(false);
   Replayer rp(program, store, out);
-  size_t off = 0;
+  size_t off = start;
   for (;;) {
     std::string_view payload;
     size_t next;

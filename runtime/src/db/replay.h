@@ -1,4 +1,5 @@
-// Boot recovery (runtime.md §1.12): scan the log's frames from offset 0 and
+// Boot recovery (runtime.md §1.12): scan the log's frames from `start` (past
+// the file header; 0 in a log of the earlier format) and
 // apply them to the store through the same attach/detach path as live
 // writes, so every index is rebuilt as it was.
 //
@@ -30,7 +31,7 @@ struct ReplayResult {
   uint64_t records = 0;
 };
 
-bool replay(const uint8_t* data, size_t size, const std::string& path, const Schema& program, Store& store,
-            ReplayResult* out, std::string* err);
+bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
+            Store& store, ReplayResult* out, std::string* err);
 
 }  // namespace wo::db
