@@ -630,6 +630,7 @@ void TokenFeed::mark_container(uint32_t offset) {
 }
 
 PTok TokenFeed::next() {
+  prev_ = last_;
   if (pushback_) {
     last_ = *pushback_;
     pushback_.reset();
@@ -817,6 +818,10 @@ void ParseCtx::syntax_error(int symbol_kind, const std::vector<int>& expected) {
     }
   }
   if (reject_line != 0 && at.line == reject_line) return;  // the E105 already covers this construct
+  // `cast n`: the doctrine word heads the expression and the error only shows
+  // at its operand (the parser never reduced the word to a name).
+  const PTok& pv = feed.prev();
+  if (pv.kind == T::IDENT && !pv.virt && pv.tok && pv.tok->loc.line == at.line && rejected(pv.tok, "expression")) return;
   diags.error(DiagCode::E101, at, "expected " + describe_expected(expected) + ", got " + describe_got(la));
 }
 
@@ -872,7 +877,7 @@ ExprPtr ParseCtx::const_text(const Token* t, const Span& s) {
   return e;
 }
 
-ExprPtr ParseCtx::parse_hole(const TextPiece& piece) {
+ExprPtr ParseCtx::parse_hole(const TextPiece& piece, bool& reported) {
   bool ok = true;
   std::vector<Token> toks = lex_fragment(file_id, piece.text, piece.loc, ok);
   if (!ok) return nullptr;
@@ -881,7 +886,16 @@ ExprPtr ParseCtx::parse_hole(const TextPiece& piece) {
   ParseCtx sub(file_id, scratch, std::move(toks), true);
   yy::Parser p(sub);
   int rc = p.parse();
-  if (rc != 0 || scratch.error_count() > 0 || !sub.expr_result) return nullptr;
+  if (rc != 0 || scratch.error_count() > 0 || !sub.expr_result) {
+    // A doctrine word in a hole is the doctrine error (WO-E105), at its own
+    // place in the literal, not a malformed interpolation.
+    for (const Diagnostic& d : scratch.all())
+      if (d.code == DiagCode::E105) {
+        diags.error(DiagCode::E105, d.loc, d.message);
+        reported = true;
+      }
+    return nullptr;
+  }
   return std::move(sub.expr_result);
 }
 
@@ -892,7 +906,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     return e;
   }
   std::vector<ExprPtr> parts;
-  bool bad = false;
+  bool bad = false, reported = false;
   for (const TextPiece& p : t->pieces) {
     if (p.kind == TextPiece::Lit) {
       if (p.text.empty()) continue;
@@ -901,7 +915,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
       parts.push_back(std::move(e));
       continue;
     }
-    ExprPtr inner = parse_hole(p);
+    ExprPtr inner = parse_hole(p, reported);
     if (!inner) {
       bad = true;
       continue;
@@ -919,7 +933,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     parts.push_back(std::move(in));
   }
   if (bad) {
-    diags.error(DiagCode::E101, t->loc, "malformed interpolation");
+    if (!reported) diags.error(DiagCode::E101, t->loc, "malformed interpolation");
     return mk(ExprKind::TextLit, s);
   }
   if (parts.empty()) return mk(ExprKind::TextLit, s);

@@ -583,6 +583,27 @@ TEST_CASE("WO-E103, WO-E104, WO-E105") {
   CHECK(p->file->classes.size() == 1);  // the class is kept
 }
 
+TEST_CASE("WO-E105: `cast` at the head of an expression, with its message and place") {
+  const std::string msg = "`cast` is rejected: .wo has no casts; convert explicitly (int_to_text, ...) or decode JSON with `as`";
+  for (const char* src : {"fn f() {\n  let m = cast n\n}\n", "fn f() {\n  let m = cast(n)\n}\n",
+                          "fn f() {\n  let m = cast Int(n)\n}\n"}) {
+    auto p = parse(src);
+    REQUIRE(p->codes() == V{"WO-E105"});
+    CHECK(p->diags->all()[0].message == msg);
+    CHECK(p->diags->all()[0].loc.line == 2);
+    CHECK(p->diags->all()[0].loc.col == 11);
+  }
+  auto p = parse("fn f() {\n  cast n\n}\n");  // a statement's head
+  REQUIRE(p->codes() == V{"WO-E105"});
+  CHECK(p->diags->all()[0].loc.col == 3);
+  p = parse("fn f() {\n  print(\"n is ${cast(n)}\")\n}\n");  // inside an interpolation hole
+  REQUIRE(p->codes() == V{"WO-E105"});
+  CHECK(p->diags->all()[0].message == msg);
+  CHECK(p->diags->all()[0].loc.line == 2);
+  CHECK(p->diags->all()[0].loc.col == 17);
+  CHECK(codes("fn f() {\n  let m = a.cast\n}\n") == V{});  // a member name is not the word
+}
+
 TEST_CASE("WO-E110: nested transaction blocks") {
   CHECK(codes("fn f() {\n  transaction {\n    transaction {\n      x()\n    }\n  }\n}\n") == V{"WO-E110"});
   CHECK(codes("fn f() {\n  transaction {\n    if a {\n      while b {\n        transaction { }\n      }\n    }\n  }\n}\n") ==
