@@ -1031,11 +1031,18 @@ FieldDecl ParseCtx::field(const Token* n, Ptr<TypeExpr> ty, pst::Suffixes suf, b
   return f;
 }
 
-Annotation ParseCtx::field_annotation(const Token* n, const Span& at, const Span& end) {
+// Annotations the spec accepts but gives no meaning (§4.6, §6.4) are warned
+// about instead of passing silently: a misspelt `@uniqe` would otherwise
+// leave a table without its constraint.
+Annotation ParseCtx::field_annotation(const Token* n, const Span& at, const Span& end, bool has_args) {
   Annotation a;
   a.name = n->text;
   a.span = at;
   a.span.len = end.begin.offset + end.len - at.begin.offset;
+  if (a.name != "unique")
+    diags.report(DiagCode::W204, at.begin, "`@" + a.name + "` means nothing on a field and is ignored (only `@unique` does)");
+  else if (has_args)
+    diags.report(DiagCode::W204, end.begin, "`@unique` takes no arguments; these are ignored");
   return a;
 }
 
@@ -1046,7 +1053,14 @@ Annotation ParseCtx::top_annotation(const Token* n, const Span& s) {
   if (a.name == "gc")
     diags.error(DiagCode::E104, s.begin,
                 "`@gc` is rejected: whether a class is garbage-collected is inferred, the annotation no longer exists");
+  else if (a.name != "table")
+    diags.report(DiagCode::W204, s.begin, "`@" + a.name + "` means nothing on a class and is ignored (only `@table` does)");
   return a;
+}
+
+void ParseCtx::legacy_line(const Token* w) {
+  diags.report(DiagCode::W204, w->loc,
+               "a legacy `" + w->text + "` line has no meaning in .wo and is skipped (language.md §6.12)");
 }
 
 Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg> args, const Span& s) {
@@ -1085,7 +1099,10 @@ Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg>
       seen_durable = true;
     } else if (key == "resident") {
       if (seen_resident) diags.error(DiagCode::E102, at, "@table: `resident` is given twice");
-      else if (v.kind == pst::TableValue::Ident && (v.text == "all" || v.text == "keys")) a.resident = v.text;
+      else if (v.kind == pst::TableValue::Ident && (v.text == "all" || v.text == "keys")) {
+        a.resident = v.text;
+        a.resident_span = v.span;
+      }
       else if (v.kind == pst::TableValue::Ident && v.text == "index")
         diags.error(DiagCode::E102, v.span.begin, "@table: `resident: index` is the old spelling; use `resident: keys`");
       else if (v.kind == pst::TableValue::Ident && retired.count(v.text))

@@ -26,6 +26,7 @@ class Checker {
   void declare_file(ast::File& file, const std::string& module);
   void resolve_class_fields(ClassInfo& cls);
   void resolve_table(ClassInfo& cls);
+  void check_stored_classes();  // table_checks.cpp: after every body (plain classes are stored by `insert`)
   FnInfo* declare_fn(ast::FnDecl& fn, ClassInfo* owner, const std::string& module, uint32_t file);
   void declare_uses(ast::File& file, const std::string& module);
   void check_using_collisions();

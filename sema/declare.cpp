@@ -274,10 +274,21 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
     ClassInfo* cls = add_class(c->name, c->span, c.get(), nullptr);
     for (auto& a : c->annotations) {
       if (a.name != "table") continue;
+      if (cls->is_table) {
+        error(DiagCode::E102, at(a.span), "`" + c->name + "` has two `@table` annotations; give every argument in one");
+        continue;
+      }
       cls->is_table = true;
       cls->table_name = a.table_name.value_or(c->name);
       cls->durable = a.durable.value_or(true);
       cls->resident_keys = a.resident.value_or("all") == "keys";
+      // Rows read back from the log (runtime.md §1.15) are not implemented:
+      // refused rather than silently kept in RAM (docs/decisions/0017).
+      // With `durable: false` the parser's WO-E102 already covers it.
+      if (cls->resident_keys && cls->durable)
+        error(DiagCode::E403, at(a.resident_span),
+              "`resident: keys` is not implemented yet in woc (rows would stay in RAM); drop it to keep the default "
+              "`resident: all`");
     }
     cls->is_pub = c->is_pub;
     for (auto& m : c->methods) declare_fn(*m, cls, module, file.file_id);
@@ -586,6 +597,7 @@ void Checker::run() {
   for (auto& cls : info_.classes)
     for (auto& m : cls->methods) check_fn(*m);
   check_using_collisions();
+  check_stored_classes();
   check_main();
   warn_unused_uses();
   if (!diags_.has_errors()) check_ownership(info_, diags_);
