@@ -4,6 +4,7 @@
 // as loops over id lists, and `transaction { }` as begin/commit with an abort
 // on the unwind path.
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "codegen/emitter.h"
@@ -191,7 +192,7 @@ Val Emitter::emit_query(const ast::Expr& e) {
       const Type* ft = cls->fields[probe_field->sym->field_index].type;
       Val k = coerce(emit_expr(*probe_key), probe_key->type, ft);
       ids = own_temp(call(rt("wo_db_probe"), {db, b_.getInt32(column_of(*probe_field)), db_word(k.v, ft), where_site}));
-    } else if (order && wheres.empty()) {
+    } else if (order && wheres.empty() && is_var_field(*order->expr)) {
       uint32_t flags = order->descending ? uint32_t(DB_DESC) : 0u;
       ids = own_temp(call(rt("wo_db_range"), {db, b_.getInt32(column_of(*order->expr)), b_.getInt64(0), b_.getInt64(0),
                                               b_.getInt32(flags), limit ? limit : b_.getInt64(-1), where_site}));
@@ -241,8 +242,30 @@ Val Emitter::emit_query(const ast::Expr& e) {
     });
     ids = kept;
   }
-  if (order && !ordered)
-    call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
+  if (order && !ordered) {
+    // Sorting is in place: a navigation source without `where` is the
+    // program's own list (a `multi` of rows), which must not be reordered.
+    if (wheres.empty() && !(src.kind == ExprKind::Name && src.sym && src.sym->kind == sema::SymKind::Class))
+      ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), b_.getInt64(INT64_MAX), where_site}));
+    if (is_var_field(*order->expr)) {
+      call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
+    } else {
+      // A computed key (§13.1): evaluated once per row, then a stable sort
+      // of the ids by the store's key order.
+      const Type* kt = order->expr->type;
+      const Type* kb = kt->base();
+      Val keys = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(kb)), b_.getInt64(0)}));
+      each_row(ids.v, [&] {
+        push_temps();
+        Val k = emit_expr(*order->expr);
+        llvm::Value* w = kt->is_nullable() && is_row(kb) ? db_word(k.v, kt) : to_slot(take_owned(k, kt), kb);
+        call(rt("wo_list_push"), {keys.v, w});
+        pop_temps();
+      });
+      call(rt("wo_db_sort_keys"), {ids.v, keys.v, b_.getInt32(db_kind(kb)), b_.getInt1(kt->is_nullable() && !is_row(kb)),
+                                   b_.getInt1(order->descending), where_site});
+    }
+  }
   if (limit && !limited)
     ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), limit, where_site}));
   if (!e.rhs || (e.rhs->kind == ExprKind::Name && e.rhs->sym == e.sym)) return ids;  // `select x`: the ids

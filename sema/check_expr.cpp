@@ -475,13 +475,17 @@ const Type* Checker::check_query(ast::Expr& e) {
     switch (c.kind) {
       case ast::QueryClause::Where: check_cond(*c.expr); break;
       case ast::QueryClause::OrderBy: {
+        // Any key expression (§13.1), of a type the store's key order covers
+        // (§13.2: Int signed, Float total order, Text/Bytes bytewise; Bool
+        // false first; a nil key first, as for stored columns).
         const Type* k = check_expr(*c.expr);
-        bool field_of_var = c.expr->kind == ast::ExprKind::Member && c.expr->lhs->kind == ast::ExprKind::Name &&
-                            c.expr->lhs->sym == e.sym && c.expr->sym && c.expr->sym->kind == SymKind::Field &&
-                            c.expr->sym->cls->fields[c.expr->sym->field_index].column >= 0;
-        if (!field_of_var && !k->is_poison())
-          error(DiagCode::E250, at(c.span), "`order by` takes a stored field of `" + e.catch_name + "`, e.g. `order by " +
-                                                e.catch_name + ".f`");
+        const Type* kb = k->base();
+        bool orderable = kb->is_int_like() || kb->kind == TypeKind::Bool || kb->kind == TypeKind::Float ||
+                         kb->kind == TypeKind::Text || kb->kind == TypeKind::Bytes ||
+                         (kb->kind == TypeKind::Class && kb->cls->is_table);
+        if (!orderable && !k->is_poison())
+          error(DiagCode::E250, at(c.expr->span), "`order by` sorts by an Int, Float, Bool, Text or Bytes key, not " +
+                                                      type_name(k));
         break;
       }
       case ast::QueryClause::Take: {

@@ -203,6 +203,14 @@ WoList* wo_db_range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint
 // `no such row` for an id that is not a row.
 void wo_db_sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
 
+// Stable in-place sort of `ids` by `keys` (one key per id, same length: a
+// computed `order by` key, language.md §13.2), in the order of wo_db_range:
+// `kind` is the keys' WO_DB_* kind (INT/BOOL/TIMESTAMP/ID/REF as int64,
+// FLOAT bits, TEXT/BYTES objects) and `nullable` says a nil key (per
+// wo_runtime.h) sorts first. Needs no open store; traps BOUNDS when the
+// lengths differ.
+void wo_db_sort_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site);
+
 // ---- transactions (runtime.md §2.2) --------------------------------------------
 // Lowering: wo_tx_begin at the opening brace; the body and wo_tx_commit are
 // invoked with a landing pad that calls wo_tx_abort and resumes the unwind.
