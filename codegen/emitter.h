@@ -55,6 +55,15 @@ struct Region {
   std::vector<llvm::AllocaInst*> owned;  // heap slots registered while this region was open
 };
 
+// An assignment target whose own operands are evaluated (docs/decisions/0015):
+// the object of a field (or the row), the container and the index or key of
+// an element. A local needs neither.
+struct Place {
+  const ast::Expr* target = nullptr;
+  Val obj;
+  Val key;
+};
+
 struct Loop {
   llvm::BasicBlock* break_bb;
   llvm::BasicBlock* continue_bb;
@@ -140,7 +149,10 @@ class Emitter {
   void emit_let(const ast::Stmt& s);
   void emit_assign(const ast::Stmt& s);
   bool emit_append_assign(const ast::Stmt& s);
-  void store_to_place(const ast::Expr& target, const Val& value);
+  Place prepare_place(const ast::Expr& target, bool later_code);  // later_code: code runs before the store
+  void store_place(const Place& p, const Val& value);
+  Val hold(Val v, const Type* t);            // a borrowed heap value kept alive to the end of the full expression
+  static bool may_run_code(const ast::Expr& e);  // a call or a statement body somewhere inside
   void emit_if(const ast::Stmt& s);
   void emit_while(const ast::Stmt& s);
   void emit_do_while(const ast::Stmt& s);

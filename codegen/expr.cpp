@@ -487,6 +487,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
 Val Emitter::emit_map_index(const ast::Expr& e) {
   const Type* mt = e.lhs->type->base();
   Val m = emit_expr(*e.lhs);
+  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) m = hold(m, e.lhs->type);  // the key may replace the map
   Val k = coerce(emit_expr(*e.rhs), e.rhs->type, mt->elem);
   llvm::Value* raw = call(rt("wo_map_get_opt"), {m.v, to_slot(k.v, mt->elem)});
   llvm::Type* want = llvm_type(e.type);
@@ -510,6 +511,7 @@ Val Emitter::emit_member(const ast::Expr& e) {
 Val Emitter::emit_index(const ast::Expr& e) {
   if (e.lhs->type->base()->kind == TypeKind::Map) return emit_map_index(e);
   Val list = emit_expr(*e.lhs);
+  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) list = hold(list, e.lhs->type);  // the index may replace the list
   Val idx = emit_expr(*e.rhs);
   return Val{from_slot(inline_list_get(list.v, idx.v, e.span.begin.line), e.type)};
 }
