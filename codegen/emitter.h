@@ -195,6 +195,7 @@ class Emitter {
   // nil into its sentinel, a class into an interface box, unwraps a ?T argument.
   Val coerce(Val v, const Type* from, const Type* to);
   llvm::Value* nil_of(const Type* nullable);
+  llvm::Value* not_nil_marker(llvm::Value* v);  // traps BOUNDS on the Int that spells ?Int's nil
   llvm::Value* is_nil(llvm::Value* v, const Type* nullable);
   llvm::Value* union_tag(llvm::Value* v, const Type* t);
   llvm::Value* to_slot(llvm::Value* v, const Type* t);
@@ -240,6 +241,7 @@ class Emitter {
   std::vector<std::vector<llvm::AllocaInst*>> temps_;
   std::vector<Loop> loops_;
   llvm::Value* self_ = nullptr;
+  int64_t line_ = 0;  // the line of the expression being emitted (traps raised by conversions)
 };
 
 }  // namespace wo::codegen

@@ -188,6 +188,7 @@ void Emitter::declare_runtime() {
   decl("wo_gc_forget", b_.getVoidTy(), {ptr_});
   decl("wo_gc_register", b_.getVoidTy(), {ptr_, ptr_});
   decl("wo_map_get_opt", i64_, {ptr_, i64_});
+  decl("wo_map_find", i1_, {ptr_, i64_, ptr_});
   decl("wo_map_iter", i64_, {ptr_, i64_, ptr_, ptr_});
   for (auto& bi : sema::builtin_table()) {
     std::string sym(bi.symbol);
