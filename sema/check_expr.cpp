@@ -783,6 +783,14 @@ const Type* Checker::check_list(ast::Expr& e, const Type* expected) {
       check_flow(elem, t, at(item->span), "list element", Flow::Element);
     }
   }
+  // §7.7: containers of containers are not expressible (no type names them);
+  // refused rather than made as a value nothing could be declared to hold.
+  if (elem && (elem->base()->kind == TypeKind::List || elem->base()->kind == TypeKind::Map) && !e.args.empty()) {
+    error(DiagCode::E403, at(e.args[0]->span), "a list of " + type_name(elem) +
+                                                   " is not expressible in .wo (language.md §7.7): wrap the inner "
+                                                   "container in a class");
+    return types_.poison();
+  }
   if (!elem) {
     error(DiagCode::E403, at(e.span), "an empty list needs a declared type, e.g. `let xs: multi Int = []`");
     return types_.poison();
