@@ -14,7 +14,7 @@ namespace wo::codegen {
 using ast::ExprKind;
 
 namespace {
-enum : uint32_t { DB_INT = 1, DB_BOOL, DB_FLOAT, DB_TEXT, DB_BYTES, DB_TIMESTAMP, DB_ID, DB_REF };
+enum : uint32_t { DB_INT = 1, DB_BOOL, DB_FLOAT, DB_TEXT, DB_BYTES, DB_TIMESTAMP, DB_ID, DB_REF, DB_MULTI, DB_MAP };
 enum : uint32_t { DB_TABLE = 1, DB_VOLATILE = 2, DB_RESIDENT_KEYS = 4 };
 enum : uint32_t { DB_LO = 1, DB_LO_OPEN = 2, DB_HI = 4, DB_HI_OPEN = 8, DB_DESC = 16 };
 
@@ -29,6 +29,8 @@ uint32_t db_kind(const Type* t) {
     case TypeKind::Timestamp: return DB_TIMESTAMP;
     case TypeKind::Id: return DB_ID;
     case TypeKind::Class: return DB_REF;
+    case TypeKind::List: return DB_MULTI;
+    case TypeKind::Map: return DB_MAP;
     default: return DB_INT;
   }
 }
@@ -58,7 +60,7 @@ void Emitter::emit_schema_boot() {
   if (tables.empty()) return;
   std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->db_index < b->db_index; });
   auto* i32 = b_.getInt32Ty();
-  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32});
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32, i32, i32});
   auto* index_ty = llvm::StructType::get(ctx_, {i32, i32, ptr_});
   auto* class_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, ptr_, i32, ptr_});
   auto* schema_ty = llvm::StructType::get(ctx_, {i32, ptr_});
@@ -71,9 +73,12 @@ void Emitter::emit_schema_boot() {
     for (auto& f : c->fields) {
       if (f.column < 0) continue;
       const Type* b = f.type->base();
+      // A container's element kinds (a map: key, then value).
+      uint32_t elem = b->kind == TypeKind::List || b->kind == TypeKind::Map ? db_kind(b->elem) : 0;
+      uint32_t value = b->kind == TypeKind::Map ? db_kind(b->value) : 0;
       fields.push_back(llvm::ConstantStruct::get(
           field_ty, {c_string(f.name), b_.getInt32(db_kind(b)), b_.getInt32(f.type->is_nullable() ? 1 : 0),
-                     b_.getInt32(is_row(b) ? b->cls->db_index : -1)}));
+                     b_.getInt32(is_row(b) ? b->cls->db_index : -1), b_.getInt32(elem), b_.getInt32(value)}));
     }
     auto add_index = [&](uint32_t flags, const std::vector<int>& field_indexes) {
       std::vector<llvm::Constant*> cols;

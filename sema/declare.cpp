@@ -451,12 +451,11 @@ void Checker::resolve_table(ClassInfo& cls) {
     }
     f.column = column++;
     const Type* b = f.type->base();
-    bool storable = b->is_int_like() || b->kind == TypeKind::Bool || b->kind == TypeKind::Float ||
-                    b->kind == TypeKind::Text || b->kind == TypeKind::Bytes ||
-                    (b->kind == TypeKind::Class && b->cls->is_table) || b->is_poison();
-    if (!storable)
-      error(DiagCode::E403, at(f.decl->span), "a field of type " + type_name(f.type) +
-                                                  " cannot be stored in a table yet (scalars, Text, Bytes and refs can)");
+    std::string why;
+    if (!storable(f.type, true, &why))
+      error(DiagCode::E403, at(f.decl->span), "a field of type " + type_name(f.type) + " cannot be stored: " + why);
+    if (f.unique && (b->kind == TypeKind::List || b->kind == TypeKind::Map))
+      error(DiagCode::E102, at(f.decl->span), "`@unique` on `" + f.name + "`: a container field cannot be indexed");
     if (b->kind == TypeKind::Class && b->cls->is_table && cls.durable && !b->cls->durable)
       error(DiagCode::E224, at(f.decl->span), "durable table `" + cls.name + "` refers to `" + b->cls->name +
                                                   "`, which is `durable: false`: the id would dangle after a restart");
@@ -469,6 +468,12 @@ void Checker::resolve_table(ClassInfo& cls) {
         int fi = cls.field_index(name);
         if (fi < 0 || cls.fields[fi].column < 0) {
           error(DiagCode::E102, at(a.span), "`index:` names `" + name + "`, which is not a stored field of `" + cls.name + "`");
+          cols.clear();
+          break;
+        }
+        const Type* fb = cls.fields[fi].type->base();
+        if (fb->kind == TypeKind::List || fb->kind == TypeKind::Map) {
+          error(DiagCode::E102, at(a.span), "`index:` names `" + name + "`, a container field: it cannot be indexed");
           cols.clear();
           break;
         }
