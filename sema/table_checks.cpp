@@ -88,8 +88,7 @@ void Checker::check_stored_classes() {
               "\"; give one of them another `@table(name: …)`")
         .related.push_back({at((at_cls == first ? c.get() : first)->decl->span), "the other class"});
   }
-  for (auto& c : info_.classes) {
-    if (!c->decl) continue;
+  for (auto& c : info_.classes) {  // classes and typedef records (never stored)
     for (auto& f : c->fields) {
       if (!f.unique || !f.decl) continue;
       if (f.backlink_cls)

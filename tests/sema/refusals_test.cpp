@@ -56,6 +56,29 @@ TEST_CASE("refusals: a second @table, and two classes under one storage name, ar
 TEST_CASE("refusals: `@unique` that constrains nothing is WO-W204") {
   CHECK(check("class A {\n  n: Int @unique\n}\nfn main() {}\n") == V{"WO-W204@2:3"});
   CHECK(check("class A {\n  n: Int @unique\n}\nfn main() {\n  insert A { n: 1 }\n}\n").empty());
+  CHECK(check("typedef R = {\n  n: Int @unique\n}\nfn main() {}\n") == V{"WO-W204@2:3"});
   CHECK(check("@table\nclass B {\n  a: ref A\n}\n@table\nclass A {\n  bs: backlink B.a @unique\n}\nfn main() {}\n") ==
         V{"WO-W204@7:3"});
+}
+
+TEST_CASE("refusals: a row's container field is a copy: changing it in place is WO-E403") {
+  const std::string decl = "@table\nclass P {\n  tags: multi Text\n  m: map<Text, Int>\n}\n";
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  push(p.tags, \"x\")\n}\n") ==
+        V{"WO-E403@8:8"});
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  p.tags[0] = \"x\"\n}\n") ==
+        V{"WO-E403@8:3"});
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  remove(p.m, \"k\")\n}\n") ==
+        V{"WO-E403@8:10"});
+  CHECK(check(decl + "fn g(mut xs: multi Text) {\n  push(xs, \"x\")\n}\nfn main() {\n  let p = insert P { tags: [], m: {} }\n"
+                     "  g(p.tags)\n}\n") == V{"WO-E403@11:5"});
+  // reading, copying out, and assigning the whole field are fine
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  let t = p.tags\n  push(t, \"x\")\n"
+                     "  p.tags = t\n  print_int(len(p.tags))\n}\n").empty());
+}
+
+TEST_CASE("refusals: what a stored field may hold") {
+  CHECK(check("class A {\n  n: Int\n}\n@table\nclass T {\n  a: A\n}\nfn main() {}\n") == V{"WO-E403@6:3"});
+  CHECK(check("@table\nclass T {\n  xs: multi Float\n  m: map<Int, Bytes>\n  o: ?multi Text\n}\nfn main() {}\n").empty());
+  CHECK(check("@table\nclass R {\n  n: Int\n}\n@table\nclass T {\n  rs: multi R\n}\nfn main() {}\n") == V{"WO-E403@7:3"});
+  CHECK(check("@table\nclass T {\n  xs: multi Int @unique\n}\nfn main() {}\n") == V{"WO-E102@3:3"});
 }
