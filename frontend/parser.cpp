@@ -1080,6 +1080,8 @@ Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg>
       if (a.table_name) diags.error(DiagCode::E102, at, "@table: `name` is given twice");
       else if (v.kind != pst::TableValue::Text || v.has_holes)
         diags.error(DiagCode::E102, v.span.begin, "@table: `name` must be a plain text literal");
+      else if (v.text.empty())
+        diags.error(DiagCode::E102, v.span.begin, "@table: `name` must not be empty");  // the store refuses it at start-up
       else a.table_name = v.text;
     } else if (key == "index") {
       if (v.kind != pst::TableValue::List)

@@ -565,6 +565,7 @@ TEST_CASE("WO-E102: @table arguments") {
   CHECK(bad("ram: true") == V{"WO-E102"});
   CHECK(bad("resident: cold") == V{"WO-E102"});
   CHECK(bad("name: 3") == V{"WO-E102"});
+  CHECK(bad("name: \"\"") == V{"WO-E102"});
   CHECK(bad("durable: false, resident: keys") == V{"WO-E102"});
   CHECK(bad("durable: 1") == V{"WO-E101"});
   CHECK(bad("\n  name: \"r\",\n  index: [n],\n  durable: true,\n  resident: keys,\n") == V{});
