@@ -170,6 +170,7 @@ class Emitter {
   Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);
+  void emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args);
   Val emit_builtin(const ast::Expr& e);
   bool emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector<llvm::Value*>& args, int64_t line,
                            llvm::Value** out);
@@ -192,8 +193,15 @@ class Emitter {
   void bind_loop_var(const Symbol* sym, llvm::Value* v);
   Val emit_iface_call(const ast::Expr& e);
   // Converts a value of type `from` for a slot of type `to`: wraps T into ?T,
-  // nil into its sentinel, a class into an interface box, unwraps a ?T argument.
+  // nil into its sentinel, a class into an interface box, unwraps a ?T argument
+  // (after pass_arg has checked it for nil).
   Val coerce(Val v, const Type* from, const Type* to);
+  // Every call passes each argument through here (user fns, methods,
+  // interface methods, variants, builtins). A ?T argument for a parameter of
+  // plain type T is accepted by sema (language.md §8.2); nil traps BOUNDS
+  // `null receiver` here, at the call's line, through trap(): catchable, and
+  // the unwind releases the live temporaries. Then coerce().
+  Val pass_arg(Val v, const Type* from, const Type* to, int64_t line);
   llvm::Value* nil_of(const Type* nullable);
   llvm::Value* not_nil_marker(llvm::Value* v);  // traps BOUNDS on the Int that spells ?Int's nil
   llvm::Value* is_nil(llvm::Value* v, const Type* nullable);

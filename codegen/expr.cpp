@@ -96,13 +96,31 @@ Val Emitter::coerce(Val v, const Type* from, const Type* to) {
   const Type* fb = from->base();
   if (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class) {
     // Box the object: the box owns it (language.md §6.10).
-    llvm::StructType* bt = box_type();
-    llvm::Value* box = call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(bt), box_destroy_}, "box");
-    Val boxed = own_temp(box);
-    llvm::Value* obj = take_owned(v, fb);
-    b_.CreateStore(obj, b_.CreateStructGEP(bt, box, 2));
-    b_.CreateStore(vtable(fb->cls, tb->iface), b_.CreateStructGEP(bt, box, 3));
-    return boxed;
+    auto box_it = [&] {
+      llvm::StructType* bt = box_type();
+      llvm::Value* box = call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(bt), box_destroy_}, "box");
+      Val boxed = own_temp(box);
+      llvm::Value* obj = take_owned(v, fb);
+      b_.CreateStore(obj, b_.CreateStructGEP(bt, box, 2));
+      b_.CreateStore(vtable(fb->cls, tb->iface), b_.CreateStructGEP(bt, box, 3));
+      return boxed;
+    };
+    // A plain interface slot gets a ?C only through pass_arg, which checked it.
+    if (!from->is_nullable() || !to->is_nullable()) return box_it();
+    // ?C into ?I: nil stays nil (a box around nothing would not compare equal to nil).
+    llvm::BasicBlock* box_bb = new_block("box");
+    llvm::BasicBlock* done_bb = new_block("box.done");
+    llvm::BasicBlock* nil_end = b_.GetInsertBlock();
+    b_.CreateCondBr(is_nil(v.v, from), done_bb, box_bb);
+    b_.SetInsertPoint(box_bb);
+    Val boxed = box_it();
+    llvm::BasicBlock* box_end = b_.GetInsertBlock();
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(done_bb);
+    llvm::PHINode* phi = b_.CreatePHI(ptr_, 2, "maybe.box");
+    phi->addIncoming(llvm::ConstantPointerNull::get(ptr_), nil_end);
+    phi->addIncoming(boxed.v, box_end);
+    return Val{phi, boxed.temp};  // the temp slot holds the box, or stays empty
   }
   if (to->is_nullable() && !from->is_nullable() && fb->is_int_like()) v.v = not_nil_marker(v.v);
   llvm::Type* want = llvm_type(to);
@@ -128,6 +146,18 @@ llvm::Value* Emitter::not_nil_marker(llvm::Value* v) {
   return v;
 }
 
+Val Emitter::pass_arg(Val v, const Type* from, const Type* to, int64_t line) {
+  if (from->is_nullable() && !to->is_nullable() && to->kind != TypeKind::Void) {
+    llvm::BasicBlock* trap_bb = new_block("nil.arg");
+    llvm::BasicBlock* ok_bb = new_block("arg.ok");
+    b_.CreateCondBr(is_nil(v.v, from), trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(trap_bb);
+    trap((int64_t)TrapCode::BOUNDS, line, kNullReceiverMessage);
+    b_.SetInsertPoint(ok_bb);
+  }
+  return coerce(v, from, to);
+}
+
 llvm::Value* Emitter::union_tag(llvm::Value* v, const Type* t) {
   if (!t->uni->has_payload) return v;
   auto* hdr = llvm::StructType::get(ctx_, {i64_, ptr_, i64_});
@@ -142,7 +172,7 @@ Val Emitter::emit_variant(const ast::Expr& e) {
   if (vi.payload.empty()) return Val{bare_variant_object(u, vi.index)};
   std::vector<Val> args;
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type));
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type, e.span.begin.line));
   const ClassLayout& l = variant_layout(u, vi.index);
   Val obj = own_temp(call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(l.type), l.destroy}, "variant"));
   b_.CreateStore(b_.getInt64(vi.index), b_.CreateStructGEP(l.type, obj.v, 2));
@@ -162,9 +192,10 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   std::vector<llvm::Value*> args = {obj};
   std::vector<llvm::Type*> params = {ptr_};
   for (size_t i = 0; i < e.args.size(); ++i) {
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, m.params[i]).v);
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, m.params[i], e.span.begin.line).v);
     params.push_back(llvm_type(m.params[i]));
   }
+  emit_borrow_guards(e, args);
   auto* ft = llvm::FunctionType::get(llvm_type(m.ret), params, false);
   llvm::Value* r = call(llvm::FunctionCallee(ft, fp), args, m.name);
   if (m.ret->kind == TypeKind::Void) return Val{};
@@ -368,27 +399,33 @@ Val Emitter::emit_call(const ast::Expr& e) {
   // `v.m(args)` through `using` is `m(v, args)`: sema typed the receiver. (A
   // module-qualified `alias.f(args)` has an untyped alias as its head.)
   bool extension = s->kind == sema::SymKind::Fn && e.lhs->kind == ExprKind::Member && e.lhs->lhs->type;
-  if (s->kind == sema::SymKind::Method || extension) args.push_back(emit_expr(*e.lhs->lhs).v);
+  if (s->kind == sema::SymKind::Method) args.push_back(emit_expr(*e.lhs->lhs).v);
+  if (extension) args.push_back(pass_arg(emit_expr(*e.lhs->lhs), e.lhs->lhs->type, fn->params[0]->type, e.span.begin.line).v);
   size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(coerce(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type).v);
-  if (auto g = prog_.borrow_guards.find(&e); g != prog_.borrow_guards.end()) {
-    size_t self_off = args.size() - e.args.size();
-    for (auto [i, j] : g->second) {
-      // Two `mut` views of the same element: the run-time aliasing guard (§15.3).
-      llvm::Value* same = b_.CreateICmpEQ(args[self_off + i], args[self_off + j]);
-      llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
-      llvm::BasicBlock* ok_bb = new_block("borrow.ok");
-      b_.CreateCondBr(same, trap_bb, ok_bb);
-      b_.SetInsertPoint(trap_bb);
-      trap((int64_t)TrapCode::BORROW, e.span.begin.line, "two mut borrows of the same element");
-      b_.SetInsertPoint(ok_bb);
-    }
-  }
+    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type, e.span.begin.line).v);
+  emit_borrow_guards(e, args);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);
   return Val{r};
+}
+
+// Two views of the same element, one of them `mut`, through run-time indices:
+// the aliasing guard (§15.3). `args` is the call's argument list with the
+// receiver first, as sema's positions count it.
+void Emitter::emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args) {
+  auto g = prog_.borrow_guards.find(&e);
+  if (g == prog_.borrow_guards.end()) return;
+  for (auto [i, j] : g->second) {
+    llvm::Value* same = b_.CreateICmpEQ(args[i], args[j]);
+    llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
+    llvm::BasicBlock* ok_bb = new_block("borrow.ok");
+    b_.CreateCondBr(same, trap_bb, ok_bb);
+    b_.SetInsertPoint(trap_bb);
+    trap((int64_t)TrapCode::BORROW, e.span.begin.line, "the same element borrowed twice, at least once `mut`");
+    b_.SetInsertPoint(ok_bb);
+  }
 }
 
 // Text, Bytes, multi and map all keep their length right after the header
@@ -449,14 +486,28 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
     if (code == 'K') return arg0->elem;
     return arg0->value;  // 'V'
   };
+  // The parameter type of each slot: the element/key/value of argument 0, any
+  // value for `a` (json.encode takes a ?T as it is), else the argument's own
+  // type without its `?` (sema matched its base type to the code).
+  auto param_type = [&](char code, const Type* at) -> const Type* {
+    if (code == 'e' || code == 'V' || code == 'K') return container_slot(code);
+    if (code == 'a') return at;
+    return at->base();
+  };
+  // First every argument, checked (a nil for a plain parameter traps here),
+  // then the ABI values: no element moves into the call before the last check.
+  std::vector<Val> vals;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Type* at = e.args[i]->type;
+    vals.push_back(pass_arg(emit_expr(*e.args[i]), at, param_type(sig.params[i], at), e.span.begin.line));
+  }
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
-    Val a = emit_expr(*e.args[i]);
+    const Val& a = vals[i];
     char code = sig.params[i];
     const Type* at = e.args[i]->type;
     if (code == 'e' || code == 'V' || code == 'K') {
       const Type* slot_t = container_slot(code);
-      a = coerce(a, at, slot_t);
       // Stored elements and values move in (the container releases them); keys are lent.
       llvm::Value* v = code == 'K' ? a.v : take_owned(a, slot_t);
       args.push_back(to_slot(v, slot_t));
@@ -477,10 +528,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   char rc = nullable ? r[1] : (r.empty() ? 'v' : r[0]);
   if (rc == 'X') args.push_back(type_desc(e.type->base()));
   llvm::Value* res = nullptr;
-  // A ?T argument may be nil: only the runtime turns that into a trap.
-  bool maybe_nil = false;
-  for (auto& a : e.args) maybe_nil |= a->type->is_nullable();
-  if (maybe_nil || !emit_inline_builtin(sig, args, e.span.begin.line, &res)) {
+  if (!emit_inline_builtin(sig, args, e.span.begin.line, &res)) {
     if (sig.flags & sema::TRAPS) args.push_back(site(e.span.begin.line));
     res = call(builtin_fn(sig), args);
   }

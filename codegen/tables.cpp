@@ -93,7 +93,7 @@ void Emitter::emit_schema_boot() {
     auto* farr = llvm::ConstantArray::get(llvm::ArrayType::get(field_ty, fields.size()), fields);
     auto* iarr = llvm::ConstantArray::get(llvm::ArrayType::get(index_ty, indexes.size()), indexes);
     // A plain class used with `insert` is RAM-only engine storage (no TABLE flag).
-    uint32_t flags = !c->is_table ? 0u : DB_TABLE | (c->durable ? 0 : DB_VOLATILE) | (c->resident_keys ? DB_RESIDENT_KEYS : 0);
+    uint32_t flags = !c->is_table ? 0u : uint32_t(DB_TABLE) | (c->durable ? 0u : uint32_t(DB_VOLATILE)) | (c->resident_keys ? uint32_t(DB_RESIDENT_KEYS) : 0u);
     classes.push_back(llvm::ConstantStruct::get(
         class_ty, {c_string(c->is_table ? c->table_name : c->name), b_.getInt32(flags), b_.getInt32((uint32_t)fields.size()),
                    global(farr, "db.fields." + c->name), b_.getInt32((uint32_t)indexes.size()),

@@ -19,4 +19,9 @@ inline const char* trap_default_message(int64_t code) {
   }
 }
 
+// BOUNDS: nil where a plain value is required — a nil ?T argument for a plain
+// parameter (raised by generated code at the call) or a nil container or Text
+// reaching the runtime (diagnostics.md §5.1, builtins.md §1.4).
+inline constexpr const char* kNullReceiverMessage = "null receiver";
+
 }  // namespace wo

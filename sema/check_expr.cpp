@@ -635,7 +635,7 @@ bool fits(char code, const Type* t, const Type* arg0) {
 const Type* Checker::builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type) {
   bool nullable = !r.empty() && r[0] == '?';
   if (nullable) r.remove_prefix(1);
-  const Type* arg0 = args.empty() ? nullptr : args[0];
+  const Type* arg0 = args.empty() ? nullptr : args[0]->base();  // `slice` of a ?multi is a multi
   const Type* t = types_.poison();
   switch (r.empty() ? 'v' : r[0]) {
     case 'v': return types_.void_();
@@ -663,11 +663,15 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
 const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns,
                                         const Type* as_type) {
   std::vector<const Type*> args;
+  // A ?multi / ?map first argument has the element, key and value slots of
+  // its base type (builtins.md §1.3); nil is checked at run time (codegen).
+  const Type* c0 = nullptr;
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* exp = nullptr;
-    if (i >= 1 && !args.empty() && args[0]->kind == TypeKind::List) exp = args[0]->elem;
-    if (i >= 1 && !args.empty() && args[0]->kind == TypeKind::Map) exp = i == 1 ? args[0]->elem : args[0]->value;
+    if (i >= 1 && c0->kind == TypeKind::List) exp = c0->elem;
+    if (i >= 1 && c0->kind == TypeKind::Map) exp = i == 1 ? c0->elem : c0->value;
     args.push_back(check_expr(*e.args[i], exp));
+    if (i == 0) c0 = args[0]->base();
   }
   std::string shown = ns.empty() ? name : ns + "." + name;
   const auto& table = builtin_table();
@@ -677,14 +681,14 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     if (b.ns != ns || b.name != name || b.params.size() != args.size()) continue;
     if (arity_match < 0) arity_match = (int)bi;
     bool ok = true;
-    for (size_t i = 0; i < args.size() && ok; ++i) ok = fits(b.params[i], args[i], args.empty() ? nullptr : args[0]);
+    for (size_t i = 0; i < args.size() && ok; ++i) ok = fits(b.params[i], args[i], c0);
     if (!ok) continue;
     for (size_t i = 0; i < args.size(); ++i) {
       char c = b.params[i];
-      if (c == 'e' && args[0]->kind == TypeKind::List)
-        check_flow(args[0]->elem, args[i], at(e.args[i]->span), "element of `" + shown + "`", Flow::Element);
-      if (c == 'V' && args[0]->kind == TypeKind::Map)
-        check_flow(args[0]->value, args[i], at(e.args[i]->span), "value of `" + shown + "`", Flow::Element);
+      if (c == 'e' && c0->kind == TypeKind::List)
+        check_flow(c0->elem, args[i], at(e.args[i]->span), "element of `" + shown + "`", Flow::Element);
+      if (c == 'V' && c0->kind == TypeKind::Map)
+        check_flow(c0->value, args[i], at(e.args[i]->span), "value of `" + shown + "`", Flow::Element);
       if (c == 'a' && !json_encodable(args[i]))
         error(DiagCode::E403, at(e.args[i]->span), "a value of type " + type_name(args[i]) + " cannot be encoded as JSON");
     }

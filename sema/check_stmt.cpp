@@ -168,6 +168,7 @@ bool Checker::is_place(const ast::Expr& e) {
 
 void Checker::check_assign(ast::Stmt& s) {
   const Type* tt = check_expr(*s.target);
+  const Type* read = tt;  // what `t` reads as on the right of `t op= e`
   if (tt->is_poison()) {
     check_expr(*s.expr);
     return;
@@ -206,7 +207,16 @@ void Checker::check_assign(ast::Stmt& s) {
     check_flow(tt, vt, at(s.expr->span), "assignment", Flow::Assign);
     return;
   }
-  // Compound assignment: t op= e means t = t op e (language.md §9.3).
+  // Compound assignment: t op= e means t = t op e (language.md §9.3), so both
+  // the target as read (a narrowed local reads as T, `m[k]` as ?V) and the
+  // value are arithmetic operands: possibly nil is E211 (§8.2).
+  if ((read->is_nullable() || vt->is_nullable() || vt->kind == TypeKind::Nil) && !vt->is_poison()) {
+    const Type* culprit = read->is_nullable() ? read : vt;
+    error(DiagCode::E211, at(read->is_nullable() ? s.target->span : s.expr->span),
+          "compound assignment on a possibly-nil value (" + type_name(culprit) + "): check it against nil first");
+    return;
+  }
+  tt = read;
   bool ok = (tt->is_int_like() && vt->is_int_like()) || (tt->kind == TypeKind::Float && vt->kind == TypeKind::Float);
   if (!ok && !vt->is_poison())
     error(DiagCode::E201, at(s.span), "compound assignment needs two Int or two Float operands, found " +

@@ -7,8 +7,17 @@
 // The analysis is lexical, as the spec asks: a `let r = o.part` borrow lives
 // to the end of its block, a value moved on one branch is moved after the
 // branch, and a move of an outer local inside a loop body is a use after move
-// on the next iteration unless the body reassigns it.
+// on the next iteration unless the body reassigns it before every use.
+//
+// One call is one access set (§15.3): the receiver (`self` is exclusive when
+// the method writes through it, FnInfo::mutates_self) and every argument are
+// live together, so a `mut` access that provably overlaps another one is E303,
+// and a value moved into a `take` parameter while the same call borrows it
+// (or a part of it) is E302, whatever the order (decision 0011): the moves
+// into `take` parameters happen once every argument has been evaluated.
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "sema/ownership.h"
@@ -20,11 +29,52 @@ namespace {
 Loc at(const Span& s) { return s.begin; }
 
 using Moves = std::map<const Symbol*, Loc>;  // local -> where it was moved
+// local -> the depth of the innermost open loop since whose head the local has
+// been given a new value on every path (absent: none). A use of a local at a
+// lower level than a loop's depth may see what the previous iteration left.
+using Fresh = std::map<const Symbol*, size_t>;
+
+// What is known at one program point; paths join by union of the moves and
+// the least of the fresh levels.
+struct Flow {
+  Moves moves;
+  Fresh fresh;
+};
+
+void join(Flow& into, const Flow& from) {
+  for (auto& [k, v] : from.moves) into.moves.emplace(k, v);
+  for (auto it = into.fresh.begin(); it != into.fresh.end();) {
+    auto o = from.fresh.find(it->first);
+    if (o == from.fresh.end()) {
+      it = into.fresh.erase(it);
+    } else {
+      it->second = std::min(it->second, o->second);
+      ++it;
+    }
+  }
+}
+
+void join(std::optional<Flow>& into, const Flow& from) {
+  if (into)
+    join(*into, from);
+  else
+    into = from;
+}
 
 struct Borrow {
   const Symbol* owner;
   Loc where;
   size_t depth;  // block depth that created it
+  const char* how;  // for the note: how long it lives
+};
+
+// One open loop: the states its `break`s and `continue`s leave it with, and
+// the first use of each outer local that no new value precedes on some path
+// from the loop head.
+struct Loop {
+  Span span;  // the loop statement: locals declared in it are new each iteration
+  std::optional<Flow> breaks, continues;
+  std::map<const Symbol*, Loc> exposed;
 };
 
 class OwnershipPass {
@@ -35,6 +85,9 @@ class OwnershipPass {
   void run_fn(FnInfo& fn) {
     fn_ = &fn;
     moves_.clear();
+    fresh_.clear();
+    loops_.clear();
+    borrow_keys_.clear();
     borrows_.clear();
     depth_ = 0;
     dead_ = false;
@@ -66,10 +119,21 @@ class OwnershipPass {
   static bool row_field(const ast::Expr& e) {
     return e.kind == ast::ExprKind::Member && e.sym && e.sym->kind == SymKind::Field && e.sym->cls->is_table;
   }
+  // `get(xs, i)`, `latest(xs)`, `val_at(m, i)`: the builtin's result is the
+  // element itself, borrowed from its container (builtins.def BORROWED), so
+  // it is a part of that container like `xs[i]`.
+  static bool is_borrowed_builtin(const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Call && e.sym && e.sym->kind == SymKind::Builtin &&
+           (builtin_table()[e.sym->builtin].flags & BORROWED) && !e.args.empty();
+  }
+  // A part of a value: `a.b`, `a[i]`, `get(a, i)`.
+  static bool is_part(const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Member || e.kind == ast::ExprKind::Index || is_borrowed_builtin(e);
+  }
   // The local or parameter a place expression (`a`, `a.b.c`, `a[i].b`) starts from.
   static const ast::Expr* root_of(const ast::Expr& e) {
     const ast::Expr* p = &e;
-    while (p->kind == ast::ExprKind::Member || p->kind == ast::ExprKind::Index) p = p->lhs.get();
+    while (is_part(*p)) p = p->kind == ast::ExprKind::Call ? p->args[0].get() : p->lhs.get();
     return p->kind == ast::ExprKind::Name ? p : nullptr;
   }
 
@@ -79,8 +143,23 @@ class OwnershipPass {
   }
 
   // ---- reads and moves
+  // A local gets a new value (`let`, assignment, a `for` variable).
+  void assigned(const Symbol* s) {
+    moves_.erase(s);
+    borrow_keys_.erase(s);
+    if (loops_.empty())
+      fresh_.erase(s);
+    else
+      fresh_[s] = loops_.size();
+  }
+
   void read_name(const ast::Expr& e) {
     const Symbol* s = e.sym;
+    if (owned(s->type) && !loops_.empty()) {
+      // Every open loop whose head this use can see the local from.
+      auto f = fresh_.find(s);
+      for (size_t d = f == fresh_.end() ? 0 : f->second; d < loops_.size(); ++d) loops_[d].exposed.emplace(s, at(e.span));
+    }
     auto it = moves_.find(s);
     if (it == moves_.end()) return;
     if (!reported_.insert({s, e.span.begin.line}).second) return;
@@ -99,9 +178,11 @@ class OwnershipPass {
       read_name(e);
       if (is_local(s) || is_take_param(s)) {
         for (auto& b : borrows_)
-          if (b.owner == s)
+          if (b.owner == s) {
             report(DiagCode::E302, at(e.span), "`" + e.text + "` is moved while a borrow of it is still live", b.where,
-                   "borrowed here (until the end of its block)");
+                   std::string("borrowed here ") + b.how);
+            break;
+          }
         moves_[s] = at(e.span);
         info_.moves.insert(&e);  // codegen hands the value over instead of counting it
       } else if (is_borrowed_param(s)) {
@@ -111,7 +192,7 @@ class OwnershipPass {
       }
       return;
     }
-    if (e.kind == ast::ExprKind::Member || e.kind == ast::ExprKind::Index) {
+    if (is_part(e)) {
       expr(e);
       const ast::Expr* root = root_of(e);
       if (root && root->sym && (is_local(root->sym) || root->sym->kind == SymKind::Param || root->sym->kind == SymKind::Self))
@@ -142,34 +223,37 @@ class OwnershipPass {
           for (auto& f : e.lhs->fields) expr(*f.value);
         return;
       case K::Try: {
+        // After the `try`: the body succeeded, or the handler ran to its end.
+        // A handler that returns or breaks does not end the path after it.
         expr(*e.lhs);
-        Moves before = moves_;
+        Flow after = flow();
+        bool was_dead = dead_;
+        dead_ = false;
         if (e.handler_block) {
           block(*e.handler_block);
         } else if (e.rhs) {
           expr(*e.rhs);
         }
-        merge_into(before);
+        if (!dead_) join(after, flow());
+        set_flow(std::move(after));
+        dead_ = was_dead;
         return;
       }
       case K::Switch: {
         expr(*e.lhs);
-        Moves start = moves_;
-        Moves merged = moves_;
-        bool any_live = false;
+        // Every switch is exhaustive (E208), so some arm runs.
+        Flow start = flow();
+        std::optional<Flow> out;
         for (auto& arm : e.arms) {
-          moves_ = start;
+          set_flow(start);
           dead_ = false;
           ++depth_;
           for (auto& s : arm.body) stmt(*s);
           end_block();
-          if (!dead_) {
-            any_live = true;
-            for (auto& [k, v] : moves_) merged.emplace(k, v);
-          }
+          if (!dead_) join(out, flow());
         }
-        moves_ = merged;
-        dead_ = !any_live && !e.arms.empty();
+        set_flow(out ? std::move(*out) : std::move(start));
+        dead_ = !out && !e.arms.empty();
         return;
       }
       default:
@@ -182,93 +266,185 @@ class OwnershipPass {
   }
 
   // A textual key for a place, so two arguments can be proven to be the same.
-  static std::string place_key(const ast::Expr& e) {
+  // A borrow bound by `let r = o.part` is that place (`r` and `o.part` are the
+  // same key) as long as the place is fixed: fields and constant indices.
+  std::string place_key(const ast::Expr& e) const {
     switch (e.kind) {
-      case ast::ExprKind::Name: return e.sym ? std::to_string(reinterpret_cast<uintptr_t>(e.sym)) : e.text;
+      case ast::ExprKind::Name: {
+        if (auto b = borrow_keys_.find(e.sym); b != borrow_keys_.end()) return b->second;
+        return e.sym ? std::to_string(reinterpret_cast<uintptr_t>(e.sym)) : e.text;
+      }
       case ast::ExprKind::Member: {
         std::string k = place_key(*e.lhs);
         return k.empty() ? k : k + "." + e.text;
       }
       case ast::ExprKind::Index: {
         std::string k = place_key(*e.lhs);
-        std::string i = e.rhs->kind == ast::ExprKind::IntLit ? std::to_string(e.rhs->int_value) : place_key(*e.rhs);
+        std::string i = index_key(*e.rhs);
         return k.empty() || i.empty() ? "" : k + "[" + i + "]";
       }
       default: return "";
     }
   }
-
-  void call(const ast::Expr& e) {
-    const Symbol* s = e.sym;
-    if (s && s->kind == SymKind::Method) expr(*e.lhs->lhs);
-    const FnInfo* fn = s && (s->kind == SymKind::Fn || s->kind == SymKind::Method || s->kind == SymKind::StaticFn) ? s->fn : nullptr;
-    bool extension = fn && s->kind == SymKind::Fn && e.lhs->kind == ast::ExprKind::Member && e.lhs->lhs->type;
-    if (extension) expr(*e.lhs->lhs);
-    size_t first = extension ? 1 : 0;
-    if (s && s->kind == SymKind::Builtin) {
-      const BuiltinSig& b = builtin_table()[s->builtin];
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        char c = i < b.params.size() ? b.params[i] : '?';
-        if (c == 'e' || c == 'V')
-          consume(*e.args[i]);  // stored into the container
-        else
-          expr(*e.args[i]);
+  // Two indices written as the same expression are the same place (§15.3):
+  // literals, places and operators over them (no calls: they may differ).
+  std::string index_key(const ast::Expr& e) const {
+    switch (e.kind) {
+      case ast::ExprKind::IntLit: return std::to_string(e.int_value);
+      case ast::ExprKind::TextLit: return "\"" + e.text + "\"";
+      case ast::ExprKind::Name:
+      case ast::ExprKind::Member:
+      case ast::ExprKind::Index: return place_key(e);
+      case ast::ExprKind::Unary: {
+        std::string k = index_key(*e.lhs);
+        return k.empty() ? k : (e.unary_op == ast::UnaryOp::Neg ? "(-" : "(not ") + k + ")";
       }
-      return;
-    }
-    if (s && s->kind == SymKind::Variant) {
-      for (auto& a : e.args) consume(*a);
-      return;
-    }
-    if (!fn) {
-      for (auto& a : e.args) expr(*a);
-      return;
-    }
-    // WO-E303: the same place passed to a `mut` parameter and to any other one.
-    std::vector<std::string> keys;
-    for (size_t i = 0; i < e.args.size(); ++i) keys.push_back(place_key(*e.args[i]));
-    for (size_t i = 0; i < e.args.size(); ++i) {
-      if (i + first >= fn->params.size() || fn->params[i + first]->conv != ast::ParamConv::Mut || keys[i].empty()) continue;
-      for (size_t j = 0; j < e.args.size(); ++j) {
-        if (j == i || keys[j].empty()) continue;
-        const std::string& a = keys[i];
-        const std::string& b = keys[j];
-        bool overlap = a == b || b.rfind(a + ".", 0) == 0 || a.rfind(b + ".", 0) == 0 ||
-                       b.rfind(a + "[", 0) == 0 || a.rfind(b + "[", 0) == 0;
-        if (overlap && (j > i || fn->params[j + first]->conv != ast::ParamConv::Mut))
-          diags_.error(DiagCode::E303, at(e.args[j]->span),
-                       "this argument is the same place as the `mut` argument " + std::to_string(i + 1) + " of `" +
-                           fn->name + "`");
+      case ast::ExprKind::Binary: {
+        std::string l = index_key(*e.lhs), r = index_key(*e.rhs);
+        return l.empty() || r.empty() ? "" : "(" + l + " " + ast::binary_op_spelling(e.binary_op) + " " + r + ")";
       }
-    }
-    // Elements of one list through different run-time indices: checked at run time.
-    for (size_t i = 0; i < e.args.size(); ++i) {
-      if (i + first >= fn->params.size() || fn->params[i + first]->conv != ast::ParamConv::Mut) continue;
-      const ast::Expr& a = *e.args[i];
-      if (a.kind != ast::ExprKind::Index || !a.type || !a.type->is_heap()) continue;
-      for (size_t j = 0; j < e.args.size(); ++j) {
-        const ast::Expr& b = *e.args[j];
-        if (j == i || b.kind != ast::ExprKind::Index || keys[i] == keys[j]) continue;
-        bool constant = a.rhs->kind == ast::ExprKind::IntLit && b.rhs->kind == ast::ExprKind::IntLit;
-        if (!constant && place_key(*a.lhs) == place_key(*b.lhs) && !place_key(*a.lhs).empty())
-          info_.borrow_guards[&e].push_back({i, j});
-      }
-    }
-    for (size_t i = 0; i < e.args.size(); ++i) {
-      bool take = i + first < fn->params.size() && fn->params[i + first]->conv == ast::ParamConv::Take;
-      if (take)
-        consume(*e.args[i]);
-      else
-        expr(*e.args[i]);
+      default: return "";
     }
   }
 
+  // One access of a call: the receiver or an argument, with its convention.
+  struct Access {
+    const ast::Expr* e;
+    ast::ParamConv conv;
+    size_t pos;  // in the argument list as codegen passes it (receiver first)
+    bool receiver;
+  };
+
+  static bool overlap(const std::string& a, const std::string& b) {
+    return a == b || b.rfind(a + ".", 0) == 0 || a.rfind(b + ".", 0) == 0 || b.rfind(a + "[", 0) == 0 ||
+           a.rfind(b + "[", 0) == 0;
+  }
+
+  // The receiver and arguments of call `e`, each with the convention of the
+  // parameter it binds. Fills `callee` for messages; false when the call can
+  // have no run-time guard (builtins, variants).
+  bool accesses(const ast::Expr& e, std::vector<Access>& out, std::string& callee) {
+    using C = ast::ParamConv;
+    const Symbol* s = e.sym;
+    const ast::Expr* recv = e.lhs && e.lhs->kind == ast::ExprKind::Member ? e.lhs->lhs.get() : nullptr;
+    if (s && s->kind == SymKind::Builtin) {
+      const BuiltinSig& b = builtin_table()[s->builtin];
+      callee = std::string(b.name);
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        char c = i < b.params.size() ? b.params[i] : '?';
+        C conv = c == 'e' || c == 'V' ? C::Take  // stored into the container
+                 : i == 0 && (b.flags & MUTATES) ? C::Mut
+                                                 : C::Borrow;
+        out.push_back({e.args[i].get(), conv, i, false});
+      }
+      return false;
+    }
+    if (s && s->kind == SymKind::Variant) {
+      callee = s->name;
+      for (size_t i = 0; i < e.args.size(); ++i) out.push_back({e.args[i].get(), C::Take, i, false});
+      return false;
+    }
+    std::vector<C> convs;  // the receiver's first when it has one
+    bool has_recv = false;
+    if (s && s->kind == SymKind::IfaceMethod) {
+      const IfaceMethodInfo& m = s->iface->methods[s->method_index];
+      callee = m.name;
+      has_recv = true;
+      convs.push_back(C::Borrow);  // the implementation is only known at run time
+      for (size_t i = 0; i < e.args.size(); ++i)
+        convs.push_back(m.sig && i < m.sig->params.size() ? m.sig->params[i].conv : C::Borrow);
+    } else if (s && s->fn && (s->kind == SymKind::Fn || s->kind == SymKind::Method || s->kind == SymKind::StaticFn)) {
+      const FnInfo* fn = s->fn;
+      callee = fn->name;
+      if (s->kind == SymKind::Method) {
+        has_recv = true;
+        convs.push_back(fn->mutates_self ? C::Mut : C::Borrow);
+      }
+      // `v.m(args)` through `using` is `m(v, args)`: the receiver is parameter 0.
+      if (s->kind == SymKind::Fn && recv && recv->type) has_recv = true;
+      for (const Symbol* p : fn->params) convs.push_back(p->conv);
+    } else {
+      for (size_t i = 0; i < e.args.size(); ++i) out.push_back({e.args[i].get(), C::Borrow, i, false});
+      return false;
+    }
+    size_t n = e.args.size() + (has_recv ? 1 : 0);
+    for (size_t i = 0; i < n; ++i) {
+      const ast::Expr* a = has_recv && i == 0 ? recv : e.args[i - (has_recv ? 1 : 0)].get();
+      out.push_back({a, i < convs.size() ? convs[i] : C::Borrow, i, has_recv && i == 0});
+    }
+    return true;
+  }
+
+  void call(const ast::Expr& e) {
+    using C = ast::ParamConv;
+    std::vector<Access> acc;
+    std::string callee;
+    bool guarded = accesses(e, acc, callee);
+    // Only owned values are borrowed: copies and traced values may alias (§15.1, §15.6).
+    std::vector<std::string> keys;
+    for (auto& a : acc) keys.push_back(owned(a.e->type) ? place_key(*a.e) : "");
+    size_t arg0 = !acc.empty() && acc[0].receiver ? 1 : 0;  // acc index of the first written argument
+    // WO-E303: a `mut` access and any other access (`take` ones are E302
+    // below) to provably the same place; reported at the later one.
+    for (size_t j = 0; j < acc.size(); ++j) {
+      if (keys[j].empty() || acc[j].conv == C::Take) continue;
+      for (size_t i = 0; i < j; ++i) {
+        if (keys[i].empty() || acc[i].conv == C::Take) continue;
+        if (acc[i].conv != C::Mut && acc[j].conv != C::Mut) continue;
+        if (!overlap(keys[i], keys[j])) continue;
+        std::string msg;
+        if (acc[i].receiver)
+          msg = acc[i].conv == C::Mut
+                    ? "this argument is the same place as the receiver of `" + callee + "`, which `" + callee +
+                          "` modifies"
+                    : "this `mut` argument is the same place as the receiver of `" + callee + "`";
+        else if (acc[i].conv == C::Mut)
+          msg = "this argument is the same place as the `mut` argument " + std::to_string(i - arg0 + 1) + " of `" +
+                callee + "`";
+        else
+          msg = "this `mut` argument is the same place as argument " + std::to_string(i - arg0 + 1) + " of `" +
+                callee + "`";
+        diags_.error(DiagCode::E303, at(acc[j].e->span), msg);
+        break;
+      }
+    }
+    // Elements of one list through different run-time indices: checked at run time.
+    for (size_t j = 0; guarded && j < acc.size(); ++j)
+      for (size_t i = 0; i < j; ++i) {
+        const ast::Expr& a = *acc[i].e;
+        const ast::Expr& b = *acc[j].e;
+        if (acc[i].conv == C::Take || acc[j].conv == C::Take) continue;
+        if (acc[i].conv != C::Mut && acc[j].conv != C::Mut) continue;
+        if (a.kind != ast::ExprKind::Index || b.kind != ast::ExprKind::Index || !owned(a.type) || !owned(b.type)) continue;
+        if (!keys[i].empty() && keys[i] == keys[j]) continue;  // provably the same: E303 above
+        bool constant = a.rhs->kind == ast::ExprKind::IntLit && b.rhs->kind == ast::ExprKind::IntLit;
+        if (!constant && place_key(*a.lhs) == place_key(*b.lhs) && !place_key(*a.lhs).empty())
+          info_.borrow_guards[&e].push_back({acc[i].pos, acc[j].pos});
+      }
+    // Every access is live for the whole call: the borrowed ones are held
+    // while the rest are evaluated, and the moves into `take` parameters
+    // happen last, so a value both borrowed and moved by the call is E302.
+    size_t held = borrows_.size();
+    std::vector<const ast::Expr*> takes;
+    for (auto& a : acc) {
+      if (a.conv == C::Take) {
+        takes.push_back(a.e);
+        continue;
+      }
+      expr(*a.e);
+      if (owned(a.e->type))
+        if (const ast::Expr* root = root_of(*a.e))
+          if (root->sym) borrows_.push_back({root->sym, at(a.e->span), depth_, "by the same call (until it returns)"});
+    }
+    for (const ast::Expr* t : takes) consume(*t);
+    borrows_.resize(held);
+  }
+
   // ---- statements
-  void merge_into(const Moves& before) {
-    // Whatever either path moved is moved afterwards.
-    Moves merged = before;
-    for (auto& [k, v] : moves_) merged.emplace(k, v);
-    moves_ = merged;
+  Flow flow() const { return {moves_, fresh_}; }
+  void set_flow(Flow f) {
+    moves_ = std::move(f.moves);
+    fresh_ = std::move(f.fresh);
   }
 
   void end_block() {
@@ -282,23 +458,76 @@ class OwnershipPass {
     end_block();
   }
 
-  void loop_body(const ast::Block& body, const ast::Expr* cond_after) {
-    Moves before = moves_;
+  // A place whose identity cannot change: a name, fields, constant indices.
+  static bool fixed_place(const ast::Expr& e) {
+    if (e.kind == ast::ExprKind::Name) return true;
+    if (e.kind == ast::ExprKind::Member) return fixed_place(*e.lhs);
+    if (e.kind == ast::ExprKind::Index) return e.rhs->kind == ast::ExprKind::IntLit && fixed_place(*e.lhs);
+    return false;
+  }
+
+  static bool declared_in(const Symbol* s, const Span& sp) {
+    return s->loc.file == sp.begin.file && s->loc.offset >= sp.begin.offset && s->loc.offset < sp.begin.offset + sp.len;
+  }
+
+  // `while`, `do … while` and `for`. One pass over the body from the entry
+  // state; the state the body hands to the next iteration (its end and its
+  // `continue`s) is then checked against the uses the body makes of outer
+  // locals before giving them a new value (Loop::exposed): such a use of a
+  // local that the next iteration starts with moved is E301 (§15.2 "Loops").
+  void loop(const ast::Stmt& s) {
+    using K = ast::StmtKind;
     bool was_dead = dead_;
+    if (s.kind == K::For) expr(*s.expr);  // evaluated once, before the loop
+    loops_.push_back(Loop{s.span, {}, {}, {}});
+    // `for it in xs`: `it` borrows each element of `xs` through the body (§15.3).
+    if (s.kind == K::For && owned(s.expr->type))
+      if (const ast::Expr* root = root_of(*s.expr))
+        if (root->sym) borrows_.push_back({root->sym, at(s.expr->span), depth_ + 1, "by the loop (until it ends)"});
+    if (s.kind == K::For) {
+      if (s.sym) assigned(s.sym);
+      if (s.sym2) assigned(s.sym2);
+    }
+    if (s.kind == K::While) expr(*s.expr);
+    Flow at_head = flow();  // where `while` and `for` leave when the loop ends
     dead_ = false;
-    block(body);
-    bool leaves = dead_;  // the body ends in break/return: no next iteration from here
-    if (cond_after) expr(*cond_after);
-    // A local from outside the loop moved in the body and not reassigned by
-    // the end of it would be used dead by the next iteration.
-    if (!leaves) {
-      for (auto& [sym, where] : moves_) {
-        if (before.count(sym) || declared_in_loop_.count(sym)) continue;
-        if (!reported_.insert({sym, where.line}).second) continue;
-        report(DiagCode::E301, where,
-               "`" + sym->name + "` is moved inside a loop: the next iteration would use it after the move", Loc{}, "");
+    block(*s.body);
+    std::optional<Flow> next = std::move(loops_.back().continues);
+    if (!dead_) join(next, flow());
+    if (s.kind == K::DoWhile && next) {
+      set_flow(std::move(*next));
+      dead_ = false;
+      expr(*s.expr);
+      next = flow();
+    }
+    Loop& l = loops_.back();
+    if (next) {
+      for (auto& [sym, where] : next->moves) {
+        auto use = l.exposed.find(sym);
+        if (use == l.exposed.end() || declared_in(sym, l.span)) continue;
+        if (!reported_.insert({sym, use->second.line}).second) continue;
+        report(DiagCode::E301, use->second,
+               "use of `" + sym->name + "` after it was moved in an earlier iteration of the loop", where,
+               "`" + sym->name + "` moved here");
       }
     }
+    std::optional<Flow> out;
+    if (s.kind == K::DoWhile) {
+      out = std::move(next);
+    } else {
+      out = std::move(at_head);
+      if (next) join(out, *next);
+    }
+    if (l.breaks) join(out, *l.breaks);
+    loops_.pop_back();
+    if (!out) {  // `do { … } while` whose body never completes
+      dead_ = true;
+      return;
+    }
+    // New values given in this loop are new since the enclosing loop's head too.
+    for (auto& [sym, level] : out->fresh) level = std::min(level, loops_.size());
+    std::erase_if(out->fresh, [](const auto& kv) { return kv.second == 0; });
+    set_flow(std::move(*out));
     dead_ = was_dead;
   }
 
@@ -307,18 +536,17 @@ class OwnershipPass {
     switch (s.kind) {
       case K::Let: {
         const ast::Expr& init = *s.expr;
-        if ((init.kind == ast::ExprKind::Member || init.kind == ast::ExprKind::Index) && owned(init.type)) {
-          // `let r = o.part`: a borrow of `o` until the end of this block.
+        if (is_part(init) && owned(init.type)) {
+          // `let r = o.part` (or `xs[i]`, `get(xs, i)`): a borrow of `o` until the end of this block.
           expr(init);
           if (const ast::Expr* root = root_of(init))
-            if (root->sym) borrows_.push_back({root->sym, at(init.span), depth_});
-        } else {
-          consume(init);
+            if (root->sym) borrows_.push_back({root->sym, at(init.span), depth_, "(until the end of its block)"});
+          if (s.sym) assigned(s.sym);
+          if (s.sym && fixed_place(init)) borrow_keys_[s.sym] = place_key(init);
+          return;
         }
-        if (s.sym) {
-          moves_.erase(s.sym);
-          if (loop_depth_) declared_in_loop_.insert(s.sym);
-        }
+        consume(init);
+        if (s.sym) assigned(s.sym);
         return;
       }
       case K::Assign: {
@@ -327,7 +555,7 @@ class OwnershipPass {
         else
           expr(*s.expr);
         if (s.target->kind == ast::ExprKind::Name) {
-          moves_.erase(s.target->sym);  // a dead local may be given a new value
+          assigned(s.target->sym);  // a dead local may be given a new value
         } else {
           expr(*s.target);
         }
@@ -335,41 +563,24 @@ class OwnershipPass {
       }
       case K::Expr: expr(*s.expr); return;
       case K::If: {
+        // Paths that end in return/break/continue do not reach the join.
         expr(*s.expr);
-        Moves start = moves_;
+        Flow start = flow();
+        std::optional<Flow> out;
         dead_ = false;
         block(*s.body);
-        Moves then_moves = moves_;
-        bool then_dead = dead_;
-        moves_ = start;
+        if (!dead_) out = flow();
+        set_flow(start);
         dead_ = false;
         if (s.else_body) block(*s.else_body);
-        bool else_dead = dead_;
-        Moves merged = start;
-        if (!then_dead) for (auto& [k, v] : then_moves) merged.emplace(k, v);
-        if (!else_dead) for (auto& [k, v] : moves_) merged.emplace(k, v);
-        moves_ = merged;
-        dead_ = then_dead && else_dead;
+        if (!dead_) join(out, flow());
+        set_flow(out ? std::move(*out) : std::move(start));
+        dead_ = !out;
         return;
       }
       case K::While:
-        expr(*s.expr);
-        ++loop_depth_;
-        loop_body(*s.body, s.expr.get());
-        --loop_depth_;
-        return;
       case K::DoWhile:
-        ++loop_depth_;
-        loop_body(*s.body, s.expr.get());
-        --loop_depth_;
-        return;
-      case K::For:
-        expr(*s.expr);
-        ++loop_depth_;
-        if (s.sym) declared_in_loop_.insert(s.sym);
-        loop_body(*s.body, nullptr);
-        --loop_depth_;
-        return;
+      case K::For: loop(s); return;
       case K::Return:
         if (s.expr) {
           // Returning a borrowed class value demand-promotes it (§15.3): allowed.
@@ -381,7 +592,11 @@ class OwnershipPass {
         dead_ = true;
         return;
       case K::Break:
-      case K::Continue: dead_ = true; return;
+      case K::Continue:
+        // The path goes on after the loop, or into its next iteration.
+        if (!loops_.empty() && !dead_) join(s.kind == K::Break ? loops_.back().breaks : loops_.back().continues, flow());
+        dead_ = true;
+        return;
       case K::Block:
       case K::Transaction: block(*s.body); return;
     }
@@ -392,11 +607,12 @@ class OwnershipPass {
   const std::set<const ClassInfo*>& traced_;
   FnInfo* fn_ = nullptr;
   Moves moves_;
+  Fresh fresh_;
+  std::map<const Symbol*, std::string> borrow_keys_;  // `let r = o.part` -> the key of `o.part`
+  std::vector<Loop> loops_;  // the open loops, outermost first (depth = index + 1)
   std::vector<Borrow> borrows_;
-  std::set<const Symbol*> declared_in_loop_;
   std::set<std::pair<const Symbol*, uint32_t>> reported_;
   size_t depth_ = 0;
-  int loop_depth_ = 0;
   bool dead_ = false;
 };
 
@@ -446,6 +662,7 @@ std::set<const ClassInfo*> infer_traced(const ProgramInfo& info) {
 }  // namespace
 
 void check_ownership(ProgramInfo& info, Diagnostics& diags) {
+  infer_mutating_methods(info);
   std::set<const ClassInfo*> traced = infer_traced(info);
   for (const ClassInfo* c : traced) const_cast<ClassInfo*>(c)->traced = true;
   OwnershipPass pass(info, diags, traced);

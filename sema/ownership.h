@@ -9,4 +9,8 @@ namespace wo::sema {
 // Marks traced classes (ClassInfo::traced) and reports ownership errors.
 void check_ownership(ProgramInfo& info, Diagnostics& diags);
 
+// Sets FnInfo::mutates_self on every method that writes through `self`
+// (self_mut.cpp); check_ownership runs it first.
+void infer_mutating_methods(ProgramInfo& info);
+
 }  // namespace wo::sema

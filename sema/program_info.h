@@ -35,7 +35,7 @@ struct Symbol {
   SymKind kind;
   std::string name;
   const Type* type = nullptr;     // Local/Param/Self/Field: the value's type
-  Loc loc;
+  Loc loc{};
   FnInfo* fn = nullptr;           // Fn/Method/StaticFn
   ClassInfo* cls = nullptr;       // Method/StaticFn/Field/Class/Self
   int field_index = -1;           // Field
@@ -71,6 +71,7 @@ struct FnInfo {
   std::vector<Symbol*> params;    // in order (self excluded)
   const Type* ret = nullptr;      // Void if none
   std::unique_ptr<Symbol> self;   // methods only
+  bool mutates_self = false;      // methods: writes through `self`, so the receiver is an exclusive borrow (§6.6)
   std::unique_ptr<Symbol> sym;    // SymKind::Fn/Method/StaticFn
   std::vector<std::unique_ptr<Symbol>> locals;  // every Local/Param symbol of the body (owned here)
 };
@@ -157,8 +158,10 @@ struct ProgramInfo {
   ast::Program* program = nullptr;
   std::vector<std::unique_ptr<Symbol>> extra_symbols;  // symbols made during checking
   // Calls whose `mut` arguments might alias through run-time indices
-  // (`f(xs[i], xs[j])`): pairs of argument positions codegen must compare
-  // before the call, trapping BORROW (2) when they are the same element (§15.3).
+  // (`f(xs[i], xs[j])`, `xs[i].m(xs[j])`): pairs of argument positions codegen
+  // must compare before the call, trapping BORROW (2) when they are the same
+  // element (§15.3). Positions count the receiver (methods, `using`
+  // extensions, interface calls) as 0 and the written arguments after it.
   std::map<const ast::Expr*, std::vector<std::pair<size_t, size_t>>> borrow_guards;
   // Reads of an owned local that move it (language.md §15.2): the value can be
   // handed over without a reference-count update, leaving the local empty.

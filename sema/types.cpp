@@ -108,7 +108,12 @@ std::string type_name(const Type* t) {
     case TypeKind::Class: return t->cls->name;
     case TypeKind::Union: return t->uni->name;
     case TypeKind::Interface: return t->iface->name;
-    case TypeKind::Nullable: return "?" + type_name(t->elem);
+    case TypeKind::Nullable: {
+      // Built by append: GCC 12 reports a false -Wrestrict for `"?" + std::string`.
+      std::string name = "?";
+      name += type_name(t->elem);
+      return name;
+    }
   }
   return "?";
 }

@@ -50,7 +50,7 @@ uintptr_t stack_limit_from_here() {
 
 }  // namespace
 
-extern "C" uintptr_t wo_stack_limit = 0;
+uintptr_t wo_stack_limit = 0;  // declared extern "C" in wo_runtime.h
 
 extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);

@@ -31,7 +31,7 @@ namespace wo {
 }
 
 [[noreturn]] void raise_null_receiver(const WoSite* site) {
-  raise(static_cast<int64_t>(TrapCode::BOUNDS), site, "null receiver");
+  raise(static_cast<int64_t>(TrapCode::BOUNDS), site, kNullReceiverMessage);
 }
 
 Trap current_trap() noexcept {
