@@ -55,6 +55,15 @@ struct Region {
   std::vector<llvm::AllocaInst*> owned;  // heap slots registered while this region was open
 };
 
+// An assignment target whose own operands are evaluated (docs/decisions/0015):
+// the object of a field (or the row), the container and the index or key of
+// an element. A local needs neither.
+struct Place {
+  const ast::Expr* target = nullptr;
+  Val obj;
+  Val key;
+};
+
 struct Loop {
   llvm::BasicBlock* break_bb;
   llvm::BasicBlock* continue_bb;
@@ -140,7 +149,10 @@ class Emitter {
   void emit_let(const ast::Stmt& s);
   void emit_assign(const ast::Stmt& s);
   bool emit_append_assign(const ast::Stmt& s);
-  void store_to_place(const ast::Expr& target, const Val& value);
+  Place prepare_place(const ast::Expr& target, bool later_code);  // later_code: code runs before the store
+  void store_place(const Place& p, const Val& value);
+  Val hold(Val v, const Type* t);            // a borrowed heap value kept alive to the end of the full expression
+  static bool may_run_code(const ast::Expr& e);  // a call or a statement body somewhere inside
   void emit_if(const ast::Stmt& s);
   void emit_while(const ast::Stmt& s);
   void emit_do_while(const ast::Stmt& s);
@@ -191,6 +203,7 @@ class Emitter {
   // the unwind releases the live temporaries. Then coerce().
   Val pass_arg(Val v, const Type* from, const Type* to, int64_t line);
   llvm::Value* nil_of(const Type* nullable);
+  llvm::Value* not_nil_marker(llvm::Value* v);  // traps BOUNDS on the Int that spells ?Int's nil
   llvm::Value* is_nil(llvm::Value* v, const Type* nullable);
   llvm::Value* union_tag(llvm::Value* v, const Type* t);
   llvm::Value* to_slot(llvm::Value* v, const Type* t);
@@ -236,6 +249,7 @@ class Emitter {
   std::vector<std::vector<llvm::AllocaInst*>> temps_;
   std::vector<Loop> loops_;
   llvm::Value* self_ = nullptr;
+  int64_t line_ = 0;  // the line of the expression being emitted (traps raised by conversions)
 };
 
 }  // namespace wo::codegen

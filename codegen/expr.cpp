@@ -28,6 +28,7 @@ llvm::Value* Emitter::from_slot(llvm::Value* v, const Type* t) {
 }
 
 Val Emitter::emit_expr(const ast::Expr& e) {
+  line_ = e.span.begin.line;
   switch (e.kind) {
     case ExprKind::IntLit: return Val{b_.getInt64(e.int_value)};
     case ExprKind::FloatLit: return Val{llvm::ConstantFP::get(f64_, e.float_value)};
@@ -121,10 +122,27 @@ Val Emitter::coerce(Val v, const Type* from, const Type* to) {
     phi->addIncoming(boxed.v, box_end);
     return Val{phi, boxed.temp};  // the temp slot holds the box, or stays empty
   }
+  if (to->is_nullable() && !from->is_nullable() && fb->is_int_like()) v.v = not_nil_marker(v.v);
   llvm::Type* want = llvm_type(to);
   if (v.v->getType() == want) return v;
   if (v.v->getType() == i1_ && want == i64_) return Val{b_.CreateZExt(v.v, i64_), v.temp};
   if (v.v->getType() == i64_ && want == i1_) return Val{b_.CreateTrunc(v.v, i1_), v.temp};
+  return v;
+}
+
+// An Int becoming a `?Int` (or `?Timestamp`, `?Id`): the one value that
+// spells nil cannot be held, so it traps BOUNDS instead of turning into nil
+// (docs/decisions/0015). Constants other than that value need no check.
+llvm::Value* Emitter::not_nil_marker(llvm::Value* v) {
+  const int64_t marker = -(int64_t{1} << 62);  // WO_NIL_SCALAR
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v); c && c->getSExtValue() != marker) return v;
+  llvm::BasicBlock* trap_bb = new_block("nilmarker.trap");
+  llvm::BasicBlock* ok_bb = new_block("nilmarker.ok");
+  b_.CreateCondBr(b_.CreateICmpEQ(v, b_.getInt64(marker)), trap_bb, ok_bb,
+                  llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(trap_bb);
+  trap((int64_t)TrapCode::BOUNDS, line_, "-4611686018427387904 is the nil of a nullable Int and cannot be held in one");
+  b_.SetInsertPoint(ok_bb);
   return v;
 }
 
@@ -535,7 +553,26 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
 Val Emitter::emit_map_index(const ast::Expr& e) {
   const Type* mt = e.lhs->type->base();
   Val m = emit_expr(*e.lhs);
+  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) m = hold(m, e.lhs->type);  // the key may replace the map
   Val k = coerce(emit_expr(*e.rhs), e.rhs->type, mt->elem);
+  if (mt->value->is_int_like()) {
+    // A stored Int equal to ?Int's nil must not read as absent: find, then check.
+    llvm::AllocaInst* out = entry_alloca(i64_, "map.found");
+    llvm::Value* found = call(rt("wo_map_find"), {m.v, to_slot(k.v, mt->elem), out});
+    llvm::BasicBlock* hit_bb = new_block("map.hit");
+    llvm::BasicBlock* done_bb = new_block("map.done");
+    llvm::BasicBlock* from_bb = b_.GetInsertBlock();
+    b_.CreateCondBr(found, hit_bb, done_bb);
+    b_.SetInsertPoint(hit_bb);
+    llvm::Value* got = not_nil_marker(b_.CreateLoad(i64_, out));
+    llvm::BasicBlock* hit_end = b_.GetInsertBlock();
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(done_bb);
+    llvm::PHINode* r = b_.CreatePHI(i64_, 2);
+    r->addIncoming(b_.getInt64(-(int64_t{1} << 62)), from_bb);
+    r->addIncoming(got, hit_end);
+    return Val{r};
+  }
   llvm::Value* raw = call(rt("wo_map_get_opt"), {m.v, to_slot(k.v, mt->elem)});
   llvm::Type* want = llvm_type(e.type);
   if (want->isPointerTy()) return Val{b_.CreateIntToPtr(raw, ptr_)};
@@ -558,6 +595,7 @@ Val Emitter::emit_member(const ast::Expr& e) {
 Val Emitter::emit_index(const ast::Expr& e) {
   if (e.lhs->type->base()->kind == TypeKind::Map) return emit_map_index(e);
   Val list = emit_expr(*e.lhs);
+  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) list = hold(list, e.lhs->type);  // the index may replace the list
   Val idx = emit_expr(*e.rhs);
   return Val{from_slot(inline_list_get(list.v, idx.v, e.span.begin.line), e.type)};
 }

@@ -179,12 +179,16 @@ void Emitter::declare_runtime() {
   decl("wo_db_range", ptr_, {i32, i32, i64_, i64_, i32, i64_, ptr_});
   decl("wo_db_sort", b_.getVoidTy(), {i32, ptr_, i32, i1_, ptr_});
   runtime_["wo_db_sort"]->addParamAttr(3, llvm::Attribute::ZExt);
+  decl("wo_db_sort_keys", b_.getVoidTy(), {ptr_, ptr_, i32, i1_, i1_, ptr_});
+  runtime_["wo_db_sort_keys"]->addParamAttr(3, llvm::Attribute::ZExt);
+  runtime_["wo_db_sort_keys"]->addParamAttr(4, llvm::Attribute::ZExt);
   decl("wo_tx_begin", b_.getVoidTy(), {ptr_});
   decl("wo_tx_commit", b_.getVoidTy(), {ptr_});
   decl("wo_tx_abort", b_.getVoidTy(), {});
   decl("wo_gc_forget", b_.getVoidTy(), {ptr_});
   decl("wo_gc_register", b_.getVoidTy(), {ptr_, ptr_});
   decl("wo_map_get_opt", i64_, {ptr_, i64_});
+  decl("wo_map_find", i1_, {ptr_, i64_, ptr_});
   decl("wo_map_iter", i64_, {ptr_, i64_, ptr_, ptr_});
   for (auto& bi : sema::builtin_table()) {
     std::string sym(bi.symbol);

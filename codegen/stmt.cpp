@@ -65,8 +65,55 @@ void Emitter::emit_let(const ast::Stmt& s) {
   pop_temps();
 }
 
-// Stores an owned copy of `value` into the place `target` (local, field or element).
-void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
+// True when evaluating `e` may run code that assigns to fields (a user
+// function, or a statement body). Conservative: every call counts.
+bool Emitter::may_run_code(const ast::Expr& e) {
+  switch (e.kind) {
+    case ast::ExprKind::Call: case ast::ExprKind::Spawn: case ast::ExprKind::Insert: case ast::ExprKind::Delete:
+    case ast::ExprKind::Switch: case ast::ExprKind::Try: case ast::ExprKind::Query: case ast::ExprKind::Ctor:
+      return true;
+    default: break;
+  }
+  if (e.lhs && may_run_code(*e.lhs)) return true;
+  if (e.rhs && may_run_code(*e.rhs)) return true;
+  for (auto& a : e.args)
+    if (may_run_code(*a)) return true;
+  return false;
+}
+
+// A borrowed container or object that code about to run could replace
+// (`self.items[0] = self.reset()`) gets a reference of its own, released
+// with the statement's temporaries: the write then lands in the old value
+// instead of freed memory.
+Val Emitter::hold(Val v, const Type* t) {
+  if (v.temp || !t->is_heap()) return v;
+  retain(v.v);
+  return own_temp(v.v);
+}
+
+// Evaluates the target's own operands, left to right: the object of a field,
+// or the container then the index or key of an element.
+Place Emitter::prepare_place(const ast::Expr& target, bool later_code) {
+  Place p;
+  p.target = &target;
+  if (target.kind == ast::ExprKind::Name) return p;
+  const Type* ot = target.lhs->type;
+  bool held = target.lhs->kind != ast::ExprKind::Name;  // a local's value can only be replaced by this function
+  if (target.kind == ast::ExprKind::Member) {
+    p.obj = emit_expr(*target.lhs);
+    if (held && later_code) p.obj = hold(p.obj, ot);
+    return p;
+  }
+  p.obj = emit_expr(*target.lhs);
+  if (held && (later_code || may_run_code(*target.rhs))) p.obj = hold(p.obj, ot);
+  p.key = emit_expr(*target.rhs);
+  if (ot->base()->kind == TypeKind::Map) p.key = coerce(p.key, target.rhs->type, ot->base()->elem);
+  return p;
+}
+
+// Stores an owned copy of `value` into a prepared place (local, field or element).
+void Emitter::store_place(const Place& p, const Val& value) {
+  const ast::Expr& target = *p.target;
   const Type* t = target.type;
   if (target.kind == ast::ExprKind::Name) {
     llvm::AllocaInst* slot = local_slot(target.sym);
@@ -81,11 +128,10 @@ void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
     return;
   }
   if (target.kind == ast::ExprKind::Member) {
-    Val obj = emit_expr(*target.lhs);
     const Symbol* f = target.sym;
-    if (f->cls->is_table) return emit_row_store(target, obj.v, value);  // written through to the store
+    if (f->cls->is_table) return emit_row_store(target, p.obj.v, value);  // written through to the store
     const ClassLayout& l = layout(f->cls);
-    llvm::Value* fp = b_.CreateStructGEP(l.type, obj.v, (unsigned)(f->field_index + 2));
+    llvm::Value* fp = b_.CreateStructGEP(l.type, p.obj.v, (unsigned)(f->field_index + 2));
     llvm::Value* owned = take_owned(value, t);
     if (t->is_heap()) {
       llvm::Value* old = b_.CreateLoad(ptr_, fp);
@@ -99,17 +145,13 @@ void Emitter::store_to_place(const ast::Expr& target, const Val& value) {
   if (target.lhs->type->base()->kind == TypeKind::Map) {
     // `m[k] = v`: insert or replace; the map takes the value.
     const Type* mt = target.lhs->type->base();
-    Val m = emit_expr(*target.lhs);
-    Val k = coerce(emit_expr(*target.rhs), target.rhs->type, mt->elem);
     llvm::Value* owned = take_owned(value, t);
-    call(rt("wo_map_set"), {m.v, to_slot(k.v, mt->elem), to_slot(owned, t), site(target.span.begin.line)});
+    call(rt("wo_map_set"), {p.obj.v, to_slot(p.key.v, mt->elem), to_slot(owned, t), site(target.span.begin.line)});
     return;
   }
   // Element of a multi.
-  Val list = emit_expr(*target.lhs);
-  Val index = emit_expr(*target.rhs);
   llvm::Value* owned = take_owned(value, t);
-  call(rt("wo_list_set"), {list.v, index.v, to_slot(owned, t), site(target.span.begin.line)});
+  call(rt("wo_list_set"), {p.obj.v, p.key.v, to_slot(owned, t), site(target.span.begin.line)});
 }
 
 // `s = s .. a .. b` on a Text local: append to `s` in place when it is the
@@ -144,18 +186,22 @@ bool Emitter::emit_append_assign(const ast::Stmt& s) {
 void Emitter::emit_assign(const ast::Stmt& s) {
   if (emit_append_assign(s)) return;
   push_temps();
+  // The target's operands, then the value, then the store (decision 0015).
   if (s.assign_op == ast::AssignOp::Assign) {
+    Place p = prepare_place(*s.target, may_run_code(*s.expr));
     Val v = coerce(emit_expr(*s.expr), s.expr->type, s.target->type);
-    store_to_place(*s.target, v);
+    store_place(p, v);
   } else {
-    // `t op= e` is `t = t op e`, the target evaluated twice (language.md §9.3).
+    // `t op= e` is `t = t op e`, the target evaluated twice (language.md §9.3):
+    // for the store, then for the read.
     static const ast::BinaryOp ops[] = {ast::BinaryOp::Add, ast::BinaryOp::Add, ast::BinaryOp::Sub,
                                         ast::BinaryOp::Mul, ast::BinaryOp::Div, ast::BinaryOp::Mod};
     ast::BinaryOp op = ops[(int)s.assign_op];
+    Place p = prepare_place(*s.target, may_run_code(*s.target) || may_run_code(*s.expr));
     Val cur = emit_expr(*s.target);
     Val rhs = emit_expr(*s.expr);
     Val result = binary_values(s.span.begin.line, op, cur, rhs, s.target->type);
-    store_to_place(*s.target, result);
+    store_place(p, result);
   }
   pop_temps();
 }

@@ -4,6 +4,7 @@
 // as loops over id lists, and `transaction { }` as begin/commit with an abort
 // on the unwind path.
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "codegen/emitter.h"
@@ -13,7 +14,7 @@ namespace wo::codegen {
 using ast::ExprKind;
 
 namespace {
-enum : uint32_t { DB_INT = 1, DB_BOOL, DB_FLOAT, DB_TEXT, DB_BYTES, DB_TIMESTAMP, DB_ID, DB_REF };
+enum : uint32_t { DB_INT = 1, DB_BOOL, DB_FLOAT, DB_TEXT, DB_BYTES, DB_TIMESTAMP, DB_ID, DB_REF, DB_MULTI, DB_MAP };
 enum : uint32_t { DB_TABLE = 1, DB_VOLATILE = 2, DB_RESIDENT_KEYS = 4 };
 enum : uint32_t { DB_LO = 1, DB_LO_OPEN = 2, DB_HI = 4, DB_HI_OPEN = 8, DB_DESC = 16 };
 
@@ -28,6 +29,8 @@ uint32_t db_kind(const Type* t) {
     case TypeKind::Timestamp: return DB_TIMESTAMP;
     case TypeKind::Id: return DB_ID;
     case TypeKind::Class: return DB_REF;
+    case TypeKind::List: return DB_MULTI;
+    case TypeKind::Map: return DB_MAP;
     default: return DB_INT;
   }
 }
@@ -57,7 +60,7 @@ void Emitter::emit_schema_boot() {
   if (tables.empty()) return;
   std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->db_index < b->db_index; });
   auto* i32 = b_.getInt32Ty();
-  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32});
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, i32, i32, i32});
   auto* index_ty = llvm::StructType::get(ctx_, {i32, i32, ptr_});
   auto* class_ty = llvm::StructType::get(ctx_, {ptr_, i32, i32, ptr_, i32, ptr_});
   auto* schema_ty = llvm::StructType::get(ctx_, {i32, ptr_});
@@ -70,9 +73,12 @@ void Emitter::emit_schema_boot() {
     for (auto& f : c->fields) {
       if (f.column < 0) continue;
       const Type* b = f.type->base();
+      // A container's element kinds (a map: key, then value).
+      uint32_t elem = b->kind == TypeKind::List || b->kind == TypeKind::Map ? db_kind(b->elem) : 0;
+      uint32_t value = b->kind == TypeKind::Map ? db_kind(b->value) : 0;
       fields.push_back(llvm::ConstantStruct::get(
           field_ty, {c_string(f.name), b_.getInt32(db_kind(b)), b_.getInt32(f.type->is_nullable() ? 1 : 0),
-                     b_.getInt32(is_row(b) ? b->cls->db_index : -1)}));
+                     b_.getInt32(is_row(b) ? b->cls->db_index : -1), b_.getInt32(elem), b_.getInt32(value)}));
     }
     auto add_index = [&](uint32_t flags, const std::vector<int>& field_indexes) {
       std::vector<llvm::Constant*> cols;
@@ -191,7 +197,7 @@ Val Emitter::emit_query(const ast::Expr& e) {
       const Type* ft = cls->fields[probe_field->sym->field_index].type;
       Val k = coerce(emit_expr(*probe_key), probe_key->type, ft);
       ids = own_temp(call(rt("wo_db_probe"), {db, b_.getInt32(column_of(*probe_field)), db_word(k.v, ft), where_site}));
-    } else if (order && wheres.empty()) {
+    } else if (order && wheres.empty() && is_var_field(*order->expr)) {
       uint32_t flags = order->descending ? uint32_t(DB_DESC) : 0u;
       ids = own_temp(call(rt("wo_db_range"), {db, b_.getInt32(column_of(*order->expr)), b_.getInt64(0), b_.getInt64(0),
                                               b_.getInt32(flags), limit ? limit : b_.getInt64(-1), where_site}));
@@ -241,8 +247,30 @@ Val Emitter::emit_query(const ast::Expr& e) {
     });
     ids = kept;
   }
-  if (order && !ordered)
-    call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
+  if (order && !ordered) {
+    // Sorting is in place: a navigation source without `where` is the
+    // program's own list (a `multi` of rows), which must not be reordered.
+    if (wheres.empty() && !(src.kind == ExprKind::Name && src.sym && src.sym->kind == sema::SymKind::Class))
+      ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), b_.getInt64(INT64_MAX), where_site}));
+    if (is_var_field(*order->expr)) {
+      call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
+    } else {
+      // A computed key (§13.1): evaluated once per row, then a stable sort
+      // of the ids by the store's key order.
+      const Type* kt = order->expr->type;
+      const Type* kb = kt->base();
+      Val keys = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(kb)), b_.getInt64(0)}));
+      each_row(ids.v, [&] {
+        push_temps();
+        Val k = emit_expr(*order->expr);
+        llvm::Value* w = kt->is_nullable() && is_row(kb) ? db_word(k.v, kt) : to_slot(take_owned(k, kt), kb);
+        call(rt("wo_list_push"), {keys.v, w});
+        pop_temps();
+      });
+      call(rt("wo_db_sort_keys"), {ids.v, keys.v, b_.getInt32(db_kind(kb)), b_.getInt1(kt->is_nullable() && !is_row(kb)),
+                                   b_.getInt1(order->descending), where_site});
+    }
+  }
   if (limit && !limited)
     ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), limit, where_site}));
   if (!e.rhs || (e.rhs->kind == ExprKind::Name && e.rhs->sym == e.sym)) return ids;  // `select x`: the ids

@@ -200,6 +200,7 @@ struct Annotation {
   std::vector<std::vector<std::string>> indexes;  // one entry per `index:` argument (repeatable, §12.1)
   std::optional<bool> durable;
   std::optional<std::string> resident;  // "all" | "keys"
+  Span resident_span;                    // the `resident:` value (sema refuses `keys`)
 };
 
 struct FieldDecl {

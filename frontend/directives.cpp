@@ -16,6 +16,9 @@
 //    flag is false (so its #else/#end still match); a reserved word after
 //    `#if` is consumed as the (false) flag.
 //  * A section left open at end of file: one WO-E003 per open `#if`, at it.
+//  * `#if a and b` (also `or`, `&`, `|`, `,` right after the flag of an `#if`
+//    that begins its line) is WO-E003: the spec has no conditions, and taking
+//    `a` as the flag would silently keep or drop `and b` as code.
 #include <string_view>
 #include <vector>
 
@@ -65,6 +68,14 @@ std::vector<Token> filter_directives(std::vector<Token> toks, std::string_view t
         if (next && next->kind == Tok::Ident) {
           cond = opts.defines.count(next->text) != 0;
           last = i + 1;
+          // `#if a and b` on its own line looks like a condition, but only `a`
+          // is the flag: the rest would silently become section content.
+          const Token* after = i + 2 < n ? &toks[i + 2] : nullptr;
+          if (at_start && after &&
+              (after->kind == Tok::KwAnd || after->kind == Tok::KwOr || after->kind == Tok::Amp ||
+               after->kind == Tok::Pipe || after->kind == Tok::Comma))
+            diags.error(DiagCode::E003, after->loc,
+                        "`#if` takes one flag name, not a condition: nest two `#if` sections instead");
         } else if (next && is_keyword(next->kind)) {
           diags.error(DiagCode::E003, t.loc,
                       "`#if` needs a flag name, and `" + next->text + "` is a reserved word");

@@ -630,6 +630,7 @@ void TokenFeed::mark_container(uint32_t offset) {
 }
 
 PTok TokenFeed::next() {
+  prev_ = last_;
   if (pushback_) {
     last_ = *pushback_;
     pushback_.reset();
@@ -817,6 +818,10 @@ void ParseCtx::syntax_error(int symbol_kind, const std::vector<int>& expected) {
     }
   }
   if (reject_line != 0 && at.line == reject_line) return;  // the E105 already covers this construct
+  // `cast n`: the doctrine word heads the expression and the error only shows
+  // at its operand (the parser never reduced the word to a name).
+  const PTok& pv = feed.prev();
+  if (pv.kind == T::IDENT && !pv.virt && pv.tok && pv.tok->loc.line == at.line && rejected(pv.tok, "expression")) return;
   diags.error(DiagCode::E101, at, "expected " + describe_expected(expected) + ", got " + describe_got(la));
 }
 
@@ -872,7 +877,7 @@ ExprPtr ParseCtx::const_text(const Token* t, const Span& s) {
   return e;
 }
 
-ExprPtr ParseCtx::parse_hole(const TextPiece& piece) {
+ExprPtr ParseCtx::parse_hole(const TextPiece& piece, bool& reported) {
   bool ok = true;
   std::vector<Token> toks = lex_fragment(file_id, piece.text, piece.loc, ok);
   if (!ok) return nullptr;
@@ -881,7 +886,16 @@ ExprPtr ParseCtx::parse_hole(const TextPiece& piece) {
   ParseCtx sub(file_id, scratch, std::move(toks), true);
   yy::Parser p(sub);
   int rc = p.parse();
-  if (rc != 0 || scratch.error_count() > 0 || !sub.expr_result) return nullptr;
+  if (rc != 0 || scratch.error_count() > 0 || !sub.expr_result) {
+    // A doctrine word in a hole is the doctrine error (WO-E105), at its own
+    // place in the literal, not a malformed interpolation.
+    for (const Diagnostic& d : scratch.all())
+      if (d.code == DiagCode::E105) {
+        diags.error(DiagCode::E105, d.loc, d.message);
+        reported = true;
+      }
+    return nullptr;
+  }
   return std::move(sub.expr_result);
 }
 
@@ -892,7 +906,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     return e;
   }
   std::vector<ExprPtr> parts;
-  bool bad = false;
+  bool bad = false, reported = false;
   for (const TextPiece& p : t->pieces) {
     if (p.kind == TextPiece::Lit) {
       if (p.text.empty()) continue;
@@ -901,7 +915,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
       parts.push_back(std::move(e));
       continue;
     }
-    ExprPtr inner = parse_hole(p);
+    ExprPtr inner = parse_hole(p, reported);
     if (!inner) {
       bad = true;
       continue;
@@ -919,7 +933,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     parts.push_back(std::move(in));
   }
   if (bad) {
-    diags.error(DiagCode::E101, t->loc, "malformed interpolation");
+    if (!reported) diags.error(DiagCode::E101, t->loc, "malformed interpolation");
     return mk(ExprKind::TextLit, s);
   }
   if (parts.empty()) return mk(ExprKind::TextLit, s);
@@ -1017,11 +1031,18 @@ FieldDecl ParseCtx::field(const Token* n, Ptr<TypeExpr> ty, pst::Suffixes suf, b
   return f;
 }
 
-Annotation ParseCtx::field_annotation(const Token* n, const Span& at, const Span& end) {
+// Annotations the spec accepts but gives no meaning (§4.6, §6.4) are warned
+// about instead of passing silently: a misspelt `@uniqe` would otherwise
+// leave a table without its constraint.
+Annotation ParseCtx::field_annotation(const Token* n, const Span& at, const Span& end, bool has_args) {
   Annotation a;
   a.name = n->text;
   a.span = at;
   a.span.len = end.begin.offset + end.len - at.begin.offset;
+  if (a.name != "unique")
+    diags.report(DiagCode::W204, at.begin, "`@" + a.name + "` means nothing on a field and is ignored (only `@unique` does)");
+  else if (has_args)
+    diags.report(DiagCode::W204, end.begin, "`@unique` takes no arguments; these are ignored");
   return a;
 }
 
@@ -1032,7 +1053,14 @@ Annotation ParseCtx::top_annotation(const Token* n, const Span& s) {
   if (a.name == "gc")
     diags.error(DiagCode::E104, s.begin,
                 "`@gc` is rejected: whether a class is garbage-collected is inferred, the annotation no longer exists");
+  else if (a.name != "table")
+    diags.report(DiagCode::W204, s.begin, "`@" + a.name + "` means nothing on a class and is ignored (only `@table` does)");
   return a;
+}
+
+void ParseCtx::legacy_line(const Token* w) {
+  diags.report(DiagCode::W204, w->loc,
+               "a legacy `" + w->text + "` line has no meaning in .wo and is skipped (language.md §6.12)");
 }
 
 Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg> args, const Span& s) {
@@ -1052,6 +1080,8 @@ Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg>
       if (a.table_name) diags.error(DiagCode::E102, at, "@table: `name` is given twice");
       else if (v.kind != pst::TableValue::Text || v.has_holes)
         diags.error(DiagCode::E102, v.span.begin, "@table: `name` must be a plain text literal");
+      else if (v.text.empty())
+        diags.error(DiagCode::E102, v.span.begin, "@table: `name` must not be empty");  // the store refuses it at start-up
       else a.table_name = v.text;
     } else if (key == "index") {
       if (v.kind != pst::TableValue::List)
@@ -1071,7 +1101,10 @@ Annotation ParseCtx::table_annotation(const Token* n, std::vector<pst::TableArg>
       seen_durable = true;
     } else if (key == "resident") {
       if (seen_resident) diags.error(DiagCode::E102, at, "@table: `resident` is given twice");
-      else if (v.kind == pst::TableValue::Ident && (v.text == "all" || v.text == "keys")) a.resident = v.text;
+      else if (v.kind == pst::TableValue::Ident && (v.text == "all" || v.text == "keys")) {
+        a.resident = v.text;
+        a.resident_span = v.span;
+      }
       else if (v.kind == pst::TableValue::Ident && v.text == "index")
         diags.error(DiagCode::E102, v.span.begin, "@table: `resident: index` is the old spelling; use `resident: keys`");
       else if (v.kind == pst::TableValue::Ident && retired.count(v.text))

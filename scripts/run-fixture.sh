@@ -11,7 +11,10 @@
 # must equal expected.exit (default 0, or 1 when expected.trap exists); with
 # expected.trap, stderr must hold a line starting `trap <code> in `; with
 # expected.stderr, the first stderr line must equal its first line. `args`
-# holds one program argument per line, `env` one KEY=VALUE per line.
+# holds one program argument per line, `env` one KEY=VALUE per line. `runs`
+# holds a number N: the program runs N times in the same working directory
+# (a durable store set by `env` is reopened, i.e. restarted, by each run);
+# stdout is all runs' output in order, and every run but the last must exit 0.
 # The program runs in a fresh empty working directory with no WO_* variables
 # inherited but WO_EPHEMERAL=1 and WO_SHARDS=1 (runtime.md §1.8; an `env` file
 # setting WO_DATA or WO_EPHEMERAL replaces the first). WO_FIXTURE_TIMEOUT
@@ -92,18 +95,30 @@ fi
 
 case $mode in
   jit)
-    run_bounded "$woc" run "$dir" -- "${args[@]}"
+    run_program() { run_bounded "$woc" run "$dir" -- "${args[@]}"; }
     ;;
   native)
     run_bounded "$woc" build "$dir" -o "$tmp/prog"
     [[ $status -eq 0 ]] || fail "woc build exited $status"
-    run_bounded "$tmp/prog" "${args[@]}"
+    run_program() { run_bounded "$tmp/prog" "${args[@]}"; }
     ;;
   *)
     echo "unknown mode: $mode (jit, native or fail)" >&2
     exit 2
     ;;
 esac
+runs=1
+[[ -f $dir/runs ]] && runs=$(trimmed "$dir/runs")
+: >"$tmp/all"
+for ((run = 1; run <= runs; run++)); do
+  run_program
+  cat "$tmp/out" >>"$tmp/all"
+  if [[ $run -lt $runs && $status -ne 0 ]]; then
+    mv "$tmp/all" "$tmp/out"
+    fail "run $run of $runs exited $status"
+  fi
+done
+mv "$tmp/all" "$tmp/out"
 
 want_exit=0
 [[ -f $dir/expected.trap ]] && want_exit=1

@@ -405,6 +405,11 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         for (size_t i = 0; i < e.args.size(); ++i)
           check_flow(ext->params[i + 1]->type, check_expr(*e.args[i], ext->params[i + 1]->type), at(e.args[i]->span),
                      "argument " + std::to_string(i + 2) + " of `" + m + "`", Flow::Arg);
+        for (size_t i = 0; i < ext->params.size(); ++i) {
+          const ast::Expr* arg = i == 0 ? callee.lhs.get() : i - 1 < e.args.size() ? e.args[i - 1].get() : nullptr;
+          if (arg && ext->params[i]->conv == ast::ParamConv::Mut)
+            refuse_row_copy_change(*arg, "passing it to `mut` parameter `" + ext->params[i]->name + "`");
+        }
         return ext->ret;
       }
     }
@@ -434,12 +439,10 @@ void Checker::store_plain_class(ClassInfo& cls, const Span& where) {
   cls.db_index = table_count_++;
   int column = 0;
   for (auto& f : cls.fields) {
-    const Type* b = f.type->base();
-    bool storable = b->is_int_like() || b->kind == TypeKind::Bool || b->kind == TypeKind::Float ||
-                    b->kind == TypeKind::Text || b->kind == TypeKind::Bytes || b->is_poison();
-    if (!storable)
+    std::string why;
+    if (!storable(f.type, false, &why))
       error(DiagCode::E403, at(where), "`insert` stores `" + cls.name + "`, but its field `" + f.name + "` of type " +
-                                           type_name(f.type) + " cannot be stored yet (scalars, Text and Bytes can)");
+                                           type_name(f.type) + " cannot be stored: " + why);
     f.column = column++;
   }
 }
@@ -475,13 +478,17 @@ const Type* Checker::check_query(ast::Expr& e) {
     switch (c.kind) {
       case ast::QueryClause::Where: check_cond(*c.expr); break;
       case ast::QueryClause::OrderBy: {
+        // Any key expression (§13.1), of a type the store's key order covers
+        // (§13.2: Int signed, Float total order, Text/Bytes bytewise; Bool
+        // false first; a nil key first, as for stored columns).
         const Type* k = check_expr(*c.expr);
-        bool field_of_var = c.expr->kind == ast::ExprKind::Member && c.expr->lhs->kind == ast::ExprKind::Name &&
-                            c.expr->lhs->sym == e.sym && c.expr->sym && c.expr->sym->kind == SymKind::Field &&
-                            c.expr->sym->cls->fields[c.expr->sym->field_index].column >= 0;
-        if (!field_of_var && !k->is_poison())
-          error(DiagCode::E250, at(c.span), "`order by` takes a stored field of `" + e.catch_name + "`, e.g. `order by " +
-                                                e.catch_name + ".f`");
+        const Type* kb = k->base();
+        bool orderable = kb->is_int_like() || kb->kind == TypeKind::Bool || kb->kind == TypeKind::Float ||
+                         kb->kind == TypeKind::Text || kb->kind == TypeKind::Bytes ||
+                         (kb->kind == TypeKind::Class && kb->cls->is_table);
+        if (!orderable && !k->is_poison())
+          error(DiagCode::E250, at(c.expr->span), "`order by` sorts by an Int, Float, Bool, Text or Bytes key, not " +
+                                                      type_name(k));
         break;
       }
       case ast::QueryClause::Take: {
@@ -582,6 +589,8 @@ const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn) {
     const Type* want = fn.params[i]->type;
     const Type* got = check_expr(*e.args[i], want);
     check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg);
+    if (fn.params[i]->conv == ast::ParamConv::Mut)
+      refuse_row_copy_change(*e.args[i], "passing it to `mut` parameter `" + fn.params[i]->name + "`");
   }
   return fn.ret;
 }
@@ -683,6 +692,7 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
       if (c == 'a' && !json_encodable(args[i]))
         error(DiagCode::E403, at(e.args[i]->span), "a value of type " + type_name(args[i]) + " cannot be encoded as JSON");
     }
+    if ((b.flags & MUTATES) && !e.args.empty()) refuse_row_copy_change(*e.args[0], "`" + shown + "`");
     auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, shown});
     sym->builtin = (int)bi;
     e.sym = sym.get();
@@ -782,6 +792,14 @@ const Type* Checker::check_list(ast::Expr& e, const Type* expected) {
     } else {
       check_flow(elem, t, at(item->span), "list element", Flow::Element);
     }
+  }
+  // §7.7: containers of containers are not expressible (no type names them);
+  // refused rather than made as a value nothing could be declared to hold.
+  if (elem && (elem->base()->kind == TypeKind::List || elem->base()->kind == TypeKind::Map) && !e.args.empty()) {
+    error(DiagCode::E403, at(e.args[0]->span), "a list of " + type_name(elem) +
+                                                   " is not expressible in .wo (language.md §7.7): wrap the inner "
+                                                   "container in a class");
+    return types_.poison();
   }
   if (!elem) {
     error(DiagCode::E403, at(e.span), "an empty list needs a declared type, e.g. `let xs: multi Int = []`");

@@ -179,6 +179,8 @@ void Checker::check_assign(ast::Stmt& s) {
     return;
   }
   if (s.target->kind == ast::ExprKind::Name && s.target->sym->kind == SymKind::Param) s.target->sym->assigned = true;
+  if (s.target->kind == ast::ExprKind::Index || s.target->kind == ast::ExprKind::Member)
+    refuse_row_copy_change(*s.target->lhs, "this assignment");
   if (s.target->kind == ast::ExprKind::Index && s.target->lhs->type->kind == TypeKind::Map) {
     // `m[k] = v` stores a V (the read `m[k]` is ?V).
     tt = s.target->lhs->type->value;

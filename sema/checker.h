@@ -26,6 +26,13 @@ class Checker {
   void declare_file(ast::File& file, const std::string& module);
   void resolve_class_fields(ClassInfo& cls);
   void resolve_table(ClassInfo& cls);
+  void check_stored_classes();  // table_checks.cpp: after every body (plain classes are stored by `insert`)
+  // table_checks.cpp: what a stored field may hold (runtime.md §1.3); `why`
+  // is the refusal's reason when it may not. `refs`: `ref` fields allowed.
+  bool storable(const Type* t, bool refs, std::string* why);
+  // `e` is (a part of) a row's container field: a fresh copy, so changing it
+  // in place would be lost. Reports WO-E403 naming `what` and returns true.
+  bool refuse_row_copy_change(const ast::Expr& e, const std::string& what);
   FnInfo* declare_fn(ast::FnDecl& fn, ClassInfo* owner, const std::string& module, uint32_t file);
   void declare_uses(ast::File& file, const std::string& module);
   void check_using_collisions();

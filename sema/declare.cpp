@@ -274,10 +274,21 @@ void Checker::declare_file(ast::File& file, const std::string& module) {
     ClassInfo* cls = add_class(c->name, c->span, c.get(), nullptr);
     for (auto& a : c->annotations) {
       if (a.name != "table") continue;
+      if (cls->is_table) {
+        error(DiagCode::E102, at(a.span), "`" + c->name + "` has two `@table` annotations; give every argument in one");
+        continue;
+      }
       cls->is_table = true;
       cls->table_name = a.table_name.value_or(c->name);
       cls->durable = a.durable.value_or(true);
       cls->resident_keys = a.resident.value_or("all") == "keys";
+      // Rows read back from the log (runtime.md §1.15) are not implemented:
+      // refused rather than silently kept in RAM (docs/decisions/0017).
+      // With `durable: false` the parser's WO-E102 already covers it.
+      if (cls->resident_keys && cls->durable)
+        error(DiagCode::E403, at(a.resident_span),
+              "`resident: keys` is not implemented yet in woc (rows would stay in RAM); drop it to keep the default "
+              "`resident: all`");
     }
     cls->is_pub = c->is_pub;
     for (auto& m : c->methods) declare_fn(*m, cls, module, file.file_id);
@@ -440,12 +451,11 @@ void Checker::resolve_table(ClassInfo& cls) {
     }
     f.column = column++;
     const Type* b = f.type->base();
-    bool storable = b->is_int_like() || b->kind == TypeKind::Bool || b->kind == TypeKind::Float ||
-                    b->kind == TypeKind::Text || b->kind == TypeKind::Bytes ||
-                    (b->kind == TypeKind::Class && b->cls->is_table) || b->is_poison();
-    if (!storable)
-      error(DiagCode::E403, at(f.decl->span), "a field of type " + type_name(f.type) +
-                                                  " cannot be stored in a table yet (scalars, Text, Bytes and refs can)");
+    std::string why;
+    if (!storable(f.type, true, &why))
+      error(DiagCode::E403, at(f.decl->span), "a field of type " + type_name(f.type) + " cannot be stored: " + why);
+    if (f.unique && (b->kind == TypeKind::List || b->kind == TypeKind::Map))
+      error(DiagCode::E102, at(f.decl->span), "`@unique` on `" + f.name + "`: a container field cannot be indexed");
     if (b->kind == TypeKind::Class && b->cls->is_table && cls.durable && !b->cls->durable)
       error(DiagCode::E224, at(f.decl->span), "durable table `" + cls.name + "` refers to `" + b->cls->name +
                                                   "`, which is `durable: false`: the id would dangle after a restart");
@@ -458,6 +468,12 @@ void Checker::resolve_table(ClassInfo& cls) {
         int fi = cls.field_index(name);
         if (fi < 0 || cls.fields[fi].column < 0) {
           error(DiagCode::E102, at(a.span), "`index:` names `" + name + "`, which is not a stored field of `" + cls.name + "`");
+          cols.clear();
+          break;
+        }
+        const Type* fb = cls.fields[fi].type->base();
+        if (fb->kind == TypeKind::List || fb->kind == TypeKind::Map) {
+          error(DiagCode::E102, at(a.span), "`index:` names `" + name + "`, a container field: it cannot be indexed");
           cols.clear();
           break;
         }
@@ -586,6 +602,7 @@ void Checker::run() {
   for (auto& cls : info_.classes)
     for (auto& m : cls->methods) check_fn(*m);
   check_using_collisions();
+  check_stored_classes();
   check_main();
   warn_unused_uses();
   if (!diags_.has_errors()) check_ownership(info_, diags_);

@@ -113,6 +113,12 @@ class OwnershipPass {
     return s && ((s->kind == SymKind::Param && s->conv != ast::ParamConv::Take) || s->kind == SymKind::Self);
   }
   static bool is_take_param(const Symbol* s) { return s && s->kind == SymKind::Param && s->conv == ast::ParamConv::Take; }
+  // The store copies what it is given and what it gives back (runtime.md
+  // §1.1, decision 0015): `insert` field values and a value assigned to a
+  // row's field are only read, and reading a row's field makes a fresh value.
+  static bool row_field(const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Member && e.sym && e.sym->kind == SymKind::Field && e.sym->cls->is_table;
+  }
   // `get(xs, i)`, `latest(xs)`, `val_at(m, i)`: the builtin's result is the
   // element itself, borrowed from its container (builtins.def BORROWED), so
   // it is a part of that container like `xs[i]`.
@@ -163,7 +169,7 @@ class OwnershipPass {
 
   // `e` is used where its value is transferred (moved) into a new owner.
   void consume(const ast::Expr& e) {
-    if (!owned(e.type)) {
+    if (!owned(e.type) || row_field(e)) {
       expr(e);
       return;
     }
@@ -211,6 +217,10 @@ class OwnershipPass {
         return;
       case K::Ctor:
         for (auto& f : e.fields) consume(*f.value);
+        return;
+      case K::Insert:
+        if (e.lhs)
+          for (auto& f : e.lhs->fields) expr(*f.value);
         return;
       case K::Try: {
         // After the `try`: the body succeeded, or the handler ran to its end.
@@ -540,7 +550,7 @@ class OwnershipPass {
         return;
       }
       case K::Assign: {
-        if (s.assign_op == ast::AssignOp::Assign)
+        if (s.assign_op == ast::AssignOp::Assign && !row_field(*s.target))
           consume(*s.expr);
         else
           expr(*s.expr);

@@ -96,7 +96,7 @@ Meter fsync_slice(double secs) {
 
 // ---- woc -------------------------------------------------------------------------
 
-const WoDbField kFields[] = {{"k", WO_DB_TEXT, 0, -1}, {"v", WO_DB_INT, 0, -1}, {"note", WO_DB_TEXT, 0, -1}};
+const WoDbField kFields[] = {{"k", WO_DB_TEXT, 0, -1, 0, 0}, {"v", WO_DB_INT, 0, -1, 0, 0}, {"note", WO_DB_TEXT, 0, -1, 0, 0}};
 const uint32_t kK[] = {0}, kV[] = {1};
 const WoDbIndex kIndexes[] = {{WO_DB_UNIQUE, 1, kK}, {0, 1, kV}};
 const WoDbClass kClasses[] = {{"items", WO_DB_TABLE, 3, kFields, 2, kIndexes},

@@ -11,10 +11,11 @@
 // Values cross as 64-bit words, one per field, as in wo_runtime.h: Int,
 // Bool, Timestamp, Id and `ref` as int64 (a ref is the target row's id; the
 // nil of `?ref` is 0), Float as its IEEE bits, Text/Bytes as a WoText* /
-// WoBytes* (NULL = nil). Nullable scalars use WO_NIL_SCALAR and
-// WO_NIL_FLOAT_BITS. Inputs are borrowed: the store copies Text/Bytes into
-// storage of its own, so nothing it holds is shared with the caller. Outputs
-// are fresh: a Text/Bytes read is an owned object, a list of ids an owned
+// WoBytes*, `multi`/`map` as a WoList* / WoMap* (NULL = nil). Nullable
+// scalars use WO_NIL_SCALAR and WO_NIL_FLOAT_BITS. Inputs are borrowed: the
+// store copies Text/Bytes and containers (element by element) into storage of
+// its own, so nothing it holds is shared with the caller. Outputs are fresh: a
+// Text/Bytes/container read is an owned object, a list of ids an owned
 // `multi Int`.
 //
 // Traps are raised as by wo_trap_msg at `site` (which may be NULL):
@@ -57,7 +58,9 @@ enum {
   WO_DB_BYTES = 5,
   WO_DB_TIMESTAMP = 6,
   WO_DB_ID = 7,
-  WO_DB_REF = 8            // `ref C` / `?ref C`: the target row's id
+  WO_DB_REF = 8,           // `ref C` / `?ref C`: the target row's id
+  WO_DB_MULTI = 9,         // `multi T` (WoList*), T one of INT..ID: elem_kind
+  WO_DB_MAP = 10           // `map<K, V>` (WoMap*): K (Int-shaped or TEXT) in elem_kind, V (INT..ID) in value_kind
 };
 
 enum { WO_DB_NULLABLE = 1 };   // WoDbField.flags: a `?T` field (nil per wo_runtime.h)
@@ -67,6 +70,8 @@ typedef struct WoDbField {
   uint32_t kind;           // WO_DB_*
   uint32_t flags;          // WO_DB_NULLABLE
   int32_t ref_class;       // WO_DB_REF: index of the target class in the schema; else -1
+  uint32_t elem_kind;      // WO_DB_MULTI: the element kind; WO_DB_MAP: the key kind; else 0
+  uint32_t value_kind;     // WO_DB_MAP: the value kind; else 0
 } WoDbField;
 
 enum { WO_DB_UNIQUE = 1 };     // WoDbIndex.flags
@@ -205,6 +210,14 @@ WoList* wo_db_range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint
 // filtered query) by `field`, in the order of wo_db_range. Traps DB
 // `no such row` for an id that is not a row.
 void wo_db_sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
+
+// Stable in-place sort of `ids` by `keys` (one key per id, same length: a
+// computed `order by` key, language.md §13.2), in the order of wo_db_range:
+// `kind` is the keys' WO_DB_* kind (INT/BOOL/TIMESTAMP/ID/REF as int64,
+// FLOAT bits, TEXT/BYTES objects) and `nullable` says a nil key (per
+// wo_runtime.h) sorts first. Needs no open store; traps BOUNDS when the
+// lengths differ.
+void wo_db_sort_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site);
 
 // ---- transactions (runtime.md §2.2) --------------------------------------------
 // Lowering: wo_tx_begin at the opening brace; the body and wo_tx_commit are

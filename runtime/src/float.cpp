@@ -103,6 +103,9 @@ double wo_parse_float(WoText* t) {
   char* end = nullptr;
   double v = std::strtod(buf, &end);
   if (end != buf + t->len || end == buf) return std::nan("");
+  // strtod keeps a payload ("nan(0xee1)"); one NaN only, so no computed Float
+  // can carry the bits of ?Float's nil (docs/decisions/0015).
+  if (std::isnan(v)) return std::copysign(std::nan(""), v);
   return v;
 }
 

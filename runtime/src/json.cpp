@@ -425,7 +425,10 @@ struct Decoder {
         out = nil_word(t->elem);
         return true;
       }
-      return value(t->elem, out);
+      if (!value(t->elem, out)) return false;
+      // -(2^62) in a `?Int` would read as null: it does not fit the type
+      // (docs/decisions/0015), like a number outside int64.
+      return is_heap_type(t->elem) || out != nil_word(t->elem);
     }
     switch (t->kind) {
       case WO_TY_INT: {

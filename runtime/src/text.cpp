@@ -212,6 +212,7 @@ int64_t wo_last_index_of(WoText* t, WoText* n) {
 // ?Int (builtins.md §3): leading whitespace (space, tab, LF, CR), an optional
 // sign, then decimal digits up to the first non-digit ("12px" -> 12). No
 // digits, or a value outside int64, is nil (WO_NIL_SCALAR): docs/decisions/0007.
+// So is -(2^62), the one Int a `?Int` cannot hold (docs/decisions/0015).
 int64_t wo_parse_int(WoText* t) {
   need(t);
   const char* p = t->bytes;

@@ -43,8 +43,8 @@ namespace {
 // items { key: Int @unique, grp: Int, n: Int, ver: Int, last_grp: Int, note: Text }, index: [grp]
 enum { F_KEY, F_GRP, F_N, F_VER, F_LAST, F_NOTE, NFIELDS };
 const WoDbField kFields[NFIELDS] = {
-    {"key", WO_DB_INT, 0, -1}, {"grp", WO_DB_INT, 0, -1},      {"n", WO_DB_INT, 0, -1},
-    {"ver", WO_DB_INT, 0, -1}, {"last_grp", WO_DB_INT, 0, -1}, {"note", WO_DB_TEXT, 0, -1},
+    {"key", WO_DB_INT, 0, -1, 0, 0}, {"grp", WO_DB_INT, 0, -1, 0, 0},      {"n", WO_DB_INT, 0, -1, 0, 0},
+    {"ver", WO_DB_INT, 0, -1, 0, 0}, {"last_grp", WO_DB_INT, 0, -1, 0, 0}, {"note", WO_DB_TEXT, 0, -1, 0, 0},
 };
 const uint32_t kKeyCol[] = {F_KEY};
 const uint32_t kGrpCol[] = {F_GRP};

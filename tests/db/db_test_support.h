@@ -84,8 +84,9 @@ class Schema {
     cs_.push_back(C{name, flags, {}, {}});
     return static_cast<int>(cs_.size() - 1);
   }
-  uint32_t field(int cls, const std::string& name, uint32_t kind, uint32_t flags = 0, int ref = -1) {
-    cs_[cls].fields.push_back(F{name, kind, flags, ref});
+  uint32_t field(int cls, const std::string& name, uint32_t kind, uint32_t flags = 0, int ref = -1, uint32_t elem = 0,
+                 uint32_t value = 0) {
+    cs_[cls].fields.push_back(F{name, kind, flags, ref, elem, value});
     return static_cast<uint32_t>(cs_[cls].fields.size() - 1);
   }
   void index(int cls, std::vector<uint32_t> cols, bool unique = false) {
@@ -96,7 +97,7 @@ class Schema {
     indexes_.assign(cs_.size(), {});
     classes_.clear();
     for (size_t c = 0; c < cs_.size(); ++c) {
-      for (const F& f : cs_[c].fields) fields_[c].push_back(WoDbField{f.name.c_str(), f.kind, f.flags, f.ref});
+      for (const F& f : cs_[c].fields) fields_[c].push_back(WoDbField{f.name.c_str(), f.kind, f.flags, f.ref, f.elem, f.value});
       for (const I& i : cs_[c].indexes)
         indexes_[c].push_back(WoDbIndex{i.flags, static_cast<uint32_t>(i.cols.size()), i.cols.data()});
     }
@@ -113,6 +114,7 @@ class Schema {
     std::string name;
     uint32_t kind, flags;
     int ref;
+    uint32_t elem, value;  // containers: element (map: key) and value kinds
   };
   struct I {
     std::vector<uint32_t> cols;

@@ -585,6 +585,14 @@ TEST_CASE("lexer: WO-E003 directive misuse") {
   // section open at end of file (fixture ifdef-unterminated)
   CHECK(lex("#if fast\nfn pick() -> Int { return 1 }\n").diags == Diags{"WO-E003@1:1"});
   CHECK(lex("#if a\n#if b\n#end\n").diags == Diags{"WO-E003@1:1"});
+  // a condition after the flag of a line-starting #if: not silently section content
+  CHECK(lex("#if a and b\nx\n#end\n").diags == Diags{"WO-E003@1:7"});
+  CHECK(lex("#if a && b\nx\n#end\n", {"a"}).diags == Diags{"WO-E003@1:7"});
+  CHECK(lex("#if a || b\nx\n#end\n").diags == Diags{"WO-E003@1:7"});
+  CHECK(lex("#if a or b\nx\n#end\n").diags == Diags{"WO-E003@1:7"});
+  CHECK(lex("#if a, b\nx\n#end\n").diags == Diags{"WO-E003@1:6"});
+  CHECK(lex("f(x #if a , y #end)\n").diags.empty());  // mid-line: the `, y` is the section
+  CHECK(lex("#if a\nand_more()\n#end\n").diags.empty());
 }
 
 // ------------------------------------------------------------ positions

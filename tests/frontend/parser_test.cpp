@@ -480,7 +480,11 @@ TEST_CASE("classes") {
       "type Temperature {\n  celsius: Float\n}\n"
       "pub class Stateless {\n}\n");
   INFO(p->messages());
-  REQUIRE(p->diags->all().empty());
+  // `@index(fast)` and the two legacy lines are accepted with a warning (WO-W204).
+  REQUIRE(p->messages() ==
+          "WO-W204 6:28 `@index` means nothing on a field and is ignored (only `@unique` does)\n"
+          "WO-W204 14:3 a legacy `service` line has no meaning in .wo and is skipped (language.md §6.12)\n"
+          "WO-W204 15:3 a legacy `policy` line has no meaning in .wo and is skipped (language.md §6.12)\n");
   REQUIRE(p->file->classes.size() == 3);
   ClassDecl& c = *p->file->classes[0];
   CHECK(c.name == "Order");
@@ -520,7 +524,7 @@ TEST_CASE("legacy on-block and Dynamic in a type position") {
   auto p = parse(
       "class A {\n  x: Int\n  on create {\n    log(1)\n  }\n  y: Dynamic\n  fn f(d: untyped) -> Dynamic { return d }\n}\n");
   INFO(p->messages());
-  CHECK(p->diags->all().empty());  // Dynamic as a type is sema's WO-E225
+  CHECK(p->codes() == V{"WO-W204"});  // the `on` block; Dynamic as a type is sema's WO-E225
   REQUIRE(p->file->classes.size() == 1);
   CHECK(p->file->classes[0]->fields.size() == 2);
   CHECK(field(p->file->classes[0]->fields[1]) == "y:Dynamic");
@@ -561,6 +565,7 @@ TEST_CASE("WO-E102: @table arguments") {
   CHECK(bad("ram: true") == V{"WO-E102"});
   CHECK(bad("resident: cold") == V{"WO-E102"});
   CHECK(bad("name: 3") == V{"WO-E102"});
+  CHECK(bad("name: \"\"") == V{"WO-E102"});
   CHECK(bad("durable: false, resident: keys") == V{"WO-E102"});
   CHECK(bad("durable: 1") == V{"WO-E101"});
   CHECK(bad("\n  name: \"r\",\n  index: [n],\n  durable: true,\n  resident: keys,\n") == V{});
@@ -581,6 +586,38 @@ TEST_CASE("WO-E103, WO-E104, WO-E105") {
   CHECK(codes("fn f(x: Dynamic) {}\n") == V{});  // a type position: sema's WO-E225
   auto p = parse("class Derived extends Base {\n  m: Int\n}\n");
   CHECK(p->file->classes.size() == 1);  // the class is kept
+}
+
+TEST_CASE("WO-W204: annotations and lines accepted without meaning are not silent") {
+  CHECK(codes("@json\nclass A {\n  n: Int\n}\n") == V{"WO-W204"});
+  CHECK(codes("@cache(10)\nclass A {\n  n: Int\n}\n") == V{"WO-W204"});
+  CHECK(codes("@table\nclass A {\n  n: Int @uniqe\n}\n") == V{"WO-W204"});
+  auto p = parse("@table\nclass A {\n  n: Int @unique(n)\n}\n");
+  REQUIRE(p->codes() == V{"WO-W204"});
+  CHECK(p->diags->all()[0].loc.col == 17);  // at the ignored arguments
+  CHECK(codes("@table(name: \"a\")\nclass A {\n  n: Int @unique\n}\n") == V{});
+  CHECK(codes("class A {\n  n: Int\n  policy allow all\n}\n") == V{"WO-W204"});
+}
+
+TEST_CASE("WO-E105: `cast` at the head of an expression, with its message and place") {
+  const std::string msg = "`cast` is rejected: .wo has no casts; convert explicitly (int_to_text, ...) or decode JSON with `as`";
+  for (const char* src : {"fn f() {\n  let m = cast n\n}\n", "fn f() {\n  let m = cast(n)\n}\n",
+                          "fn f() {\n  let m = cast Int(n)\n}\n"}) {
+    auto p = parse(src);
+    REQUIRE(p->codes() == V{"WO-E105"});
+    CHECK(p->diags->all()[0].message == msg);
+    CHECK(p->diags->all()[0].loc.line == 2);
+    CHECK(p->diags->all()[0].loc.col == 11);
+  }
+  auto p = parse("fn f() {\n  cast n\n}\n");  // a statement's head
+  REQUIRE(p->codes() == V{"WO-E105"});
+  CHECK(p->diags->all()[0].loc.col == 3);
+  p = parse("fn f() {\n  print(\"n is ${cast(n)}\")\n}\n");  // inside an interpolation hole
+  REQUIRE(p->codes() == V{"WO-E105"});
+  CHECK(p->diags->all()[0].message == msg);
+  CHECK(p->diags->all()[0].loc.line == 2);
+  CHECK(p->diags->all()[0].loc.col == 17);
+  CHECK(codes("fn f() {\n  let m = a.cast\n}\n") == V{});  // a member name is not the word
 }
 
 TEST_CASE("WO-E110: nested transaction blocks") {

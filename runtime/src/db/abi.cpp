@@ -105,6 +105,10 @@ void wo_db_sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSi
   Engine::need(site).sort(cls, ids, field, desc, site);
 }
 
+void wo_db_sort_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site) {
+  wo::db::sort_by_keys(ids, keys, kind, nullable, desc, site);
+}
+
 void wo_tx_begin(const WoSite* site) { Engine::need(site).begin(site); }
 
 void wo_tx_commit(const WoSite* site) {

@@ -96,6 +96,9 @@ class Engine {
   uint64_t compactions_ = 0, compact_us_max_ = 0, compact_us_total_ = 0, compacted_bytes_ = 0;
 };
 
+// wo_db_sort_keys: `ids` sorted in place by computed keys (reads.cpp). Needs no store.
+void sort_by_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site);
+
 // The calling thread's open transaction (NULL if none).
 Tx* current_tx();
 void set_current_tx(Tx* tx);

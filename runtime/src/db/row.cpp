@@ -7,6 +7,7 @@
 #include "../heap.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "value.h"
 
 namespace wo::db {
 
@@ -32,6 +33,11 @@ void row_free(const ClassDef& c, Row* r) {
 
 uint64_t word_from_abi(const Field& f, uint64_t v, const WoSite* site) {
   if (!is_blob(f.kind) || v == 0) return v;
+  if (is_container(f.kind)) {  // element by element, never shared with the program
+    std::string enc;
+    encode_container(enc, f, v, site);
+    return blob_word(enc.data(), enc.size());
+  }
   const auto* t = reinterpret_cast<const WoText*>(v);  // WoBytes has the same layout
   if (static_cast<uint64_t>(t->len) > kMaxBlob)
     raise(static_cast<int64_t>(TrapCode::DB), site, "value too large for the table store");
@@ -41,11 +47,16 @@ uint64_t word_from_abi(const Field& f, uint64_t v, const WoSite* site) {
 uint64_t word_to_abi(const Field& f, uint64_t w) {
   if (!is_blob(f.kind) || w == 0) return w;
   const Blob* b = as_blob(w);
+  if (is_container(f.kind)) return decode_container(f, std::string_view(b->bytes(), b->len));
   return reinterpret_cast<uint64_t>(wo_text_new(b->bytes(), static_cast<int64_t>(b->len)));
 }
 
 uint64_t zero_word(const Field& f) {
   if (f.nullable) return nil_word(f);
+  if (is_container(f.kind)) {
+    std::string empty = empty_container(f);
+    return blob_word(empty.data(), empty.size());
+  }
   if (is_blob(f.kind)) return blob_word(nullptr, 0);
   return 0;  // 0, false, and the bits of 0.0
 }
@@ -97,6 +108,10 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
       } else {
         std::string_view s = r.bytes(n);
         if (!r.ok()) break;
+        if (is_container(from.fields[i].kind) && !valid_container(from.fields[i], s)) {
+          row_free(to, row);  // passes the CRC but does not decode: corruption
+          return nullptr;
+        }
         w = map[i] < 0 ? 0 : blob_word(s.data(), n);
       }
     }

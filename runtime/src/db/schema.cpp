@@ -13,7 +13,11 @@ int Schema::find(std::string_view name) const {
 
 namespace {
 
-bool known_kind(uint32_t k) { return k >= WO_DB_INT && k <= WO_DB_REF; }
+bool known_kind(uint32_t k) { return k >= WO_DB_INT && k <= WO_DB_MAP; }
+// What a container may hold: a scalar, Float, Text or Bytes (no refs: a row
+// id inside a container would escape the FK counts); map keys Int or Text.
+bool element_kind(uint32_t k) { return k >= WO_DB_INT && k <= WO_DB_ID; }
+bool key_kind(uint32_t k) { return k == WO_DB_TEXT || (element_kind(k) && k != WO_DB_FLOAT && k != WO_DB_BYTES); }
 
 bool fail(std::string* err, std::string msg) {
   *err = std::move(msg);
@@ -47,6 +51,13 @@ bool schema_from_abi(const WoDbSchema* in, Schema* out, std::string* err) {
       fd.nullable = af.flags & WO_DB_NULLABLE;
       if (!fnames.insert(fd.name).second)
         return fail(err, "schema: field \"" + fd.name + "\" of \"" + def.name + "\" declared twice");
+      if (fd.kind == Kind::Multi || fd.kind == Kind::Map) {
+        bool ok = fd.kind == Kind::Multi ? element_kind(af.elem_kind)
+                                         : key_kind(af.elem_kind) && element_kind(af.value_kind);
+        if (!ok) return fail(err, "schema: " + def.name + "." + fd.name + " holds elements the store cannot keep");
+        fd.elem = static_cast<Kind>(af.elem_kind);
+        if (fd.kind == Kind::Map) fd.value = static_cast<Kind>(af.value_kind);
+      }
       if (fd.kind == Kind::Ref) {
         if (af.ref_class < 0 || static_cast<uint32_t>(af.ref_class) >= in->nclasses)
           return fail(err, "schema: " + def.name + "." + fd.name + " refers to no class");
@@ -63,6 +74,8 @@ bool schema_from_abi(const WoDbSchema* in, Schema* out, std::string* err) {
       for (uint32_t k = 0; k < ai.ncols; ++k) {
         if (ai.cols[k] >= ac.nfields)
           return fail(err, "schema: an index of \"" + def.name + "\" names no field");
+        if (is_container(def.fields[ai.cols[k]].kind))
+          return fail(err, "schema: an index of \"" + def.name + "\" names a container field");
         ix.cols.push_back(ai.cols[k]);
       }
       def.indexes.push_back(std::move(ix));
@@ -81,15 +94,27 @@ uint64_t nil_word(const Field& f) {
   switch (f.kind) {
     case Kind::Text:
     case Kind::Bytes:
+    case Kind::Multi:
+    case Kind::Map:
     case Kind::Ref: return 0;
     case Kind::Float: return WO_NIL_FLOAT_BITS;
     default: return static_cast<uint64_t>(WO_NIL_SCALAR);
   }
 }
 
+namespace {
+std::string kind_name(Kind k) {
+  Field f;
+  f.kind = k;
+  return type_name(f);
+}
+}  // namespace
+
 std::string type_name(const Field& f) {
   std::string base;
   switch (f.kind) {
+    case Kind::Multi: base = "multi " + kind_name(f.elem); break;
+    case Kind::Map: base = "map<" + kind_name(f.elem) + ", " + kind_name(f.value) + ">"; break;
     case Kind::Int: base = "Int"; break;
     case Kind::Bool: base = "Bool"; break;
     case Kind::Float: base = "Float"; break;
@@ -103,11 +128,13 @@ std::string type_name(const Field& f) {
 }
 
 bool same_shape(const Field& a, const Field& b) {
-  return a.kind == b.kind && a.nullable == b.nullable && (a.kind != Kind::Ref || a.ref_table == b.ref_table);
+  return a.kind == b.kind && a.nullable == b.nullable && (a.kind != Kind::Ref || a.ref_table == b.ref_table) &&
+         (!is_container(a.kind) || (a.elem == b.elem && a.value == b.value));
 }
 
 // Body: count, then per class: class_id, name, flags, fields (name, kind,
-// nullable, ref table), indexes (unique, columns). Only durable classes: the
+// nullable, ref table, and for a container its element and value kinds),
+// indexes (unique, columns). Only durable classes: the
 // log never holds anything else.
 void encode_schema(std::string& out, const Schema& s) {
   uint32_t n = 0;
@@ -124,6 +151,10 @@ void encode_schema(std::string& out, const Schema& s) {
       put_u8(out, static_cast<uint8_t>(f.kind));
       put_u8(out, f.nullable);
       put_str(out, f.ref_table);
+      if (is_container(f.kind)) {  // only after the kinds that have them: older heads stay readable
+        put_u8(out, static_cast<uint8_t>(f.elem));
+        put_u8(out, static_cast<uint8_t>(f.value));
+      }
     }
     put_u32(out, static_cast<uint32_t>(c.indexes.size()));
     for (const IndexDef& ix : c.indexes) {
@@ -151,6 +182,12 @@ bool decode_schema(Reader& r, Schema* out) {
       fd.kind = static_cast<Kind>(kind);
       fd.nullable = r.u8();
       fd.ref_table = r.str();
+      if (is_container(fd.kind)) {
+        uint8_t e = r.u8(), v = r.u8();
+        if (fd.kind == Kind::Multi ? !element_kind(e) : !key_kind(e) || !element_kind(v)) return false;
+        fd.elem = static_cast<Kind>(e);
+        if (fd.kind == Kind::Map) fd.value = static_cast<Kind>(v);
+      }
       c.fields.push_back(std::move(fd));
     }
     uint32_t ni = r.u32();

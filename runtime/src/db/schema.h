@@ -22,10 +22,14 @@ enum class Kind : uint8_t {
   Timestamp = WO_DB_TIMESTAMP,
   Id = WO_DB_ID,
   Ref = WO_DB_REF,
+  Multi = WO_DB_MULTI,
+  Map = WO_DB_MAP,
 };
 
-// Text and Bytes live in engine-owned blobs; every other kind is its word.
-inline bool is_blob(Kind k) { return k == Kind::Text || k == Kind::Bytes; }
+// Text, Bytes and containers live in engine-owned blobs (a container as its
+// encoded elements, value.h); every other kind is its word.
+inline bool is_blob(Kind k) { return k == Kind::Text || k == Kind::Bytes || k == Kind::Multi || k == Kind::Map; }
+inline bool is_container(Kind k) { return k == Kind::Multi || k == Kind::Map; }
 
 struct Field {
   std::string name;
@@ -33,6 +37,8 @@ struct Field {
   bool nullable = false;
   int32_t ref_class = -1;   // program schema only: index of the target class
   std::string ref_table;    // the target's storage name (what the head records)
+  Kind elem = Kind::Int;    // Multi: the elements; Map: the keys
+  Kind value = Kind::Int;   // Map: the values
 };
 
 struct IndexDef {

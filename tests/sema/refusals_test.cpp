@@ -1,0 +1,84 @@
+// Constructs that parse but woc gives no meaning are refused or warned about,
+// never silently accepted (docs/decisions/0017-refused-not-ignored.md): the
+// codes and the exact positions (the corpus checks codes only).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/diagnostics.h"
+#include "frontend/loader.h"
+#include "sema/program_info.h"
+#include "sema/sema.h"
+
+namespace {
+
+// "WO-E403@5:34" per diagnostic, sorted.
+std::vector<std::string> check(const std::string& src) {
+  auto dir = std::filesystem::temp_directory_path() / "wo-sema-refusals-test";
+  std::filesystem::create_directories(dir);
+  auto path = dir / "main.wo";
+  std::ofstream(path) << src;
+  wo::SourceManager sm;
+  wo::Diagnostics diags(sm);
+  wo::LoadResult loaded = wo::load_program(path.string(), sm, diags, {});
+  REQUIRE(loaded.io_error.empty());
+  if (!diags.has_errors()) wo::sema::analyze(loaded.program, diags);
+  std::vector<std::string> out;
+  for (auto& d : diags.sorted())
+    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + std::to_string(d.loc.line) + ":" +
+                  std::to_string(d.loc.col));
+  return out;
+}
+using V = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("refusals: `resident: keys` is not implemented: WO-E403 at its value") {
+  CHECK(check("@table(name: \"e\", resident: keys)\nclass E {\n  n: Int\n}\nfn main() {}\n") == V{"WO-E403@1:29"});
+  CHECK(check("@table(resident: all)\nclass E {\n  n: Int\n}\nfn main() {}\n").empty());
+  // with `durable: false` the contradiction (WO-E102) is the one error
+  CHECK(check("@table(durable: false, resident: keys)\nclass E {\n  n: Int\n}\nfn main() {}\n") == V{"WO-E102@1:1"});
+}
+
+TEST_CASE("refusals: a second @table, and two classes under one storage name, are WO-E102") {
+  CHECK(check("@table\n@table(durable: false)\nclass E {\n  n: Int\n}\nfn main() {}\n") == V{"WO-E102@2:1"});
+  CHECK(check("@table(name: \"x\")\nclass A {\n  n: Int\n}\n@table(name: \"x\")\nclass B {\n  n: Int\n}\nfn main() {}\n") ==
+        V{"WO-E102@6:7"});
+  // a plain class is stored under its own name once something inserts it
+  CHECK(check("@table(name: \"P\")\nclass A {\n  n: Int\n}\nclass P {\n  n: Int\n}\n"
+              "fn main() {\n  insert P { n: 1 }\n}\n") == V{"WO-E102@2:7"});
+  CHECK(check("@table(name: \"P\")\nclass A {\n  n: Int\n}\nclass P {\n  n: Int\n}\nfn main() {}\n").empty());
+}
+
+TEST_CASE("refusals: `@unique` that constrains nothing is WO-W204") {
+  CHECK(check("class A {\n  n: Int @unique\n}\nfn main() {}\n") == V{"WO-W204@2:3"});
+  CHECK(check("class A {\n  n: Int @unique\n}\nfn main() {\n  insert A { n: 1 }\n}\n").empty());
+  CHECK(check("typedef R = {\n  n: Int @unique\n}\nfn main() {}\n") == V{"WO-W204@2:3"});
+  CHECK(check("@table\nclass B {\n  a: ref A\n}\n@table\nclass A {\n  bs: backlink B.a @unique\n}\nfn main() {}\n") ==
+        V{"WO-W204@7:3"});
+}
+
+TEST_CASE("refusals: a row's container field is a copy: changing it in place is WO-E403") {
+  const std::string decl = "@table\nclass P {\n  tags: multi Text\n  m: map<Text, Int>\n}\n";
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  push(p.tags, \"x\")\n}\n") ==
+        V{"WO-E403@8:8"});
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  p.tags[0] = \"x\"\n}\n") ==
+        V{"WO-E403@8:3"});
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  remove(p.m, \"k\")\n}\n") ==
+        V{"WO-E403@8:10"});
+  CHECK(check(decl + "fn g(mut xs: multi Text) {\n  push(xs, \"x\")\n}\nfn main() {\n  let p = insert P { tags: [], m: {} }\n"
+                     "  g(p.tags)\n}\n") == V{"WO-E403@11:5"});
+  // reading, copying out, and assigning the whole field are fine
+  CHECK(check(decl + "fn main() {\n  let p = insert P { tags: [], m: {} }\n  let t = p.tags\n  push(t, \"x\")\n"
+                     "  p.tags = t\n  print_int(len(p.tags))\n}\n").empty());
+}
+
+TEST_CASE("refusals: what a stored field may hold") {
+  CHECK(check("class A {\n  n: Int\n}\n@table\nclass T {\n  a: A\n}\nfn main() {}\n") == V{"WO-E403@6:3"});
+  CHECK(check("@table\nclass T {\n  xs: multi Float\n  m: map<Int, Bytes>\n  o: ?multi Text\n}\nfn main() {}\n").empty());
+  CHECK(check("@table\nclass R {\n  n: Int\n}\n@table\nclass T {\n  rs: multi R\n}\nfn main() {}\n") == V{"WO-E403@7:3"});
+  CHECK(check("@table\nclass T {\n  xs: multi Int @unique\n}\nfn main() {}\n") == V{"WO-E102@3:3"});
+}
