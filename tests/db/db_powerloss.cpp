@@ -57,11 +57,11 @@ namespace {
 // The schema of tests/db/assets/legacy-items.wal:
 // items { key: Int @unique, name: Text, price: Float, note: ?Text }, tags { item: ref items, label: Text }
 enum { I_KEY, I_NAME, I_PRICE, I_NOTE };
-const WoDbField kItemFields[] = {{"key", WO_DB_INT, 0, -1},
-                                 {"name", WO_DB_TEXT, 0, -1},
-                                 {"price", WO_DB_FLOAT, 0, -1},
-                                 {"note", WO_DB_TEXT, WO_DB_NULLABLE, -1}};
-const WoDbField kTagFields[] = {{"item", WO_DB_REF, 0, 0}, {"label", WO_DB_TEXT, 0, -1}};
+const WoDbField kItemFields[] = {{"key", WO_DB_INT, 0, -1, 0, 0},
+                                 {"name", WO_DB_TEXT, 0, -1, 0, 0},
+                                 {"price", WO_DB_FLOAT, 0, -1, 0, 0},
+                                 {"note", WO_DB_TEXT, WO_DB_NULLABLE, -1, 0, 0}};
+const WoDbField kTagFields[] = {{"item", WO_DB_REF, 0, 0, 0, 0}, {"label", WO_DB_TEXT, 0, -1, 0, 0}};
 const uint32_t kKeyCol[] = {I_KEY};
 const WoDbIndex kItemIndexes[] = {{WO_DB_UNIQUE, 1, kKeyCol}};
 const WoDbClass kClasses[] = {{"items", WO_DB_TABLE, 4, kItemFields, 1, kItemIndexes},
