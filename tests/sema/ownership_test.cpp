@@ -3,16 +3,12 @@
 // checks codes), and the BORROW guard positions handed to codegen.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "common/diagnostics.h"
-#include "frontend/loader.h"
 #include "sema/program_info.h"
-#include "sema/sema.h"
+#include "tests/sema/analyze_support.h"
 
 namespace {
 
@@ -29,19 +25,12 @@ struct Checked {
 };
 
 Checked analyse(const std::string& src) {
-  auto dir = std::filesystem::temp_directory_path() / "wo-ownership-test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / "main.wo";
-  std::ofstream(path) << src;
-  wo::SourceManager sm;
-  wo::Diagnostics diags(sm);
-  wo::LoadResult loaded = wo::load_program(path.string(), sm, diags, {});
-  REQUIRE(loaded.io_error.empty());
-  REQUIRE_FALSE(diags.has_errors());
+  auto a = wo_test::analyze_source(src, "wo-ownership-test");
+  REQUIRE(a->info);
   Checked out;
-  out.program = std::make_unique<wo::ast::Program>(std::move(loaded.program));
-  out.info = wo::sema::analyze(*out.program, diags);
-  for (auto& d : diags.sorted()) {
+  out.program = std::move(a->program);
+  out.info = std::move(a->info);
+  for (auto& d : a->diags.sorted()) {
     Diag x{wo::diag_code_text(d.code), d.loc.line, d.loc.col};
     if (!d.related.empty()) {
       x.rel_line = d.related[0].loc.line;

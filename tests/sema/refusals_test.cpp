@@ -3,31 +3,19 @@
 // codes and the exact positions (the corpus checks codes only).
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "common/diagnostics.h"
-#include "frontend/loader.h"
 #include "sema/program_info.h"
-#include "sema/sema.h"
+#include "tests/sema/analyze_support.h"
 
 namespace {
 
 // "WO-E403@5:34" per diagnostic, sorted.
 std::vector<std::string> check(const std::string& src) {
-  auto dir = std::filesystem::temp_directory_path() / "wo-sema-refusals-test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / "main.wo";
-  std::ofstream(path) << src;
-  wo::SourceManager sm;
-  wo::Diagnostics diags(sm);
-  wo::LoadResult loaded = wo::load_program(path.string(), sm, diags, {});
-  REQUIRE(loaded.io_error.empty());
-  if (!diags.has_errors()) wo::sema::analyze(loaded.program, diags);
+  auto a = wo_test::analyze_source(src, "wo-sema-refusals-test");
   std::vector<std::string> out;
-  for (auto& d : diags.sorted())
+  for (auto& d : a->diags.sorted())
     out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + std::to_string(d.loc.line) + ":" +
                   std::to_string(d.loc.col));
   return out;

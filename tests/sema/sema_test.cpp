@@ -3,15 +3,11 @@
 // checks codes), plus the type rules that the checks rely on.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "common/diagnostics.h"
-#include "frontend/loader.h"
 #include "sema/program_info.h"
-#include "sema/sema.h"
+#include "tests/sema/analyze_support.h"
 
 namespace {
 
@@ -20,19 +16,11 @@ struct Found {
   uint32_t line, col;
 };
 
-// Writes `src` to a temporary .wo file and returns the sorted diagnostics.
+// Analyses `src` as a one-file program and returns the sorted diagnostics.
 std::vector<Found> check(const std::string& src) {
-  auto dir = std::filesystem::temp_directory_path() / "wo-sema-test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / "main.wo";
-  std::ofstream(path) << src;
-  wo::SourceManager sm;
-  wo::Diagnostics diags(sm);
-  wo::LoadResult loaded = wo::load_program(path.string(), sm, diags, {});
-  REQUIRE(loaded.io_error.empty());
-  if (!diags.has_errors()) wo::sema::analyze(loaded.program, diags);
+  auto a = wo_test::analyze_source(src, "wo-sema-test");
   std::vector<Found> out;
-  for (auto& d : diags.sorted()) out.push_back({wo::diag_code_text(d.code), d.loc.line, d.loc.col});
+  for (auto& d : a->diags.sorted()) out.push_back({wo::diag_code_text(d.code), d.loc.line, d.loc.col});
   return out;
 }
 
@@ -69,16 +57,10 @@ TEST_CASE("sema: a possibly-nil value must be checked, then narrows") {
 }
 
 TEST_CASE("sema: a moved local cannot be used again; the related site is the move") {
-  wo::SourceManager sm;
-  auto dir = std::filesystem::temp_directory_path() / "wo-sema-test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / "main.wo";
-  std::ofstream(path) << "class Bag {\n  items: multi Int\n}\nfn keep(take b: Bag) {}\nfn main() {\n"
-                         "  let a = Bag { items: [] }\n  keep(a)\n  keep(a)\n}\n";
-  wo::Diagnostics diags(sm);
-  auto loaded = wo::load_program(path.string(), sm, diags, {});
-  wo::sema::analyze(loaded.program, diags);
-  auto all = diags.sorted();
+  auto a = wo_test::analyze_source("class Bag {\n  items: multi Int\n}\nfn keep(take b: Bag) {}\nfn main() {\n"
+                                    "  let a = Bag { items: [] }\n  keep(a)\n  keep(a)\n}\n",
+                                    "wo-sema-test");
+  auto all = a->diags.sorted();
   REQUIRE(all.size() == 1);
   CHECK(std::string(wo::diag_code_text(all[0].code)) == "WO-E301");
   CHECK(all[0].loc.line == 8);

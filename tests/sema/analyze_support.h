@@ -1,0 +1,41 @@
+// Shared by the sema unit tests: write a one-file program, load it through the
+// real loader and run sema's entry point, keeping everything the result points
+// into (the source manager, the AST) alive together.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "common/diagnostics.h"
+#include "frontend/loader.h"
+#include "sema/program_info.h"
+#include "sema/sema.h"
+
+namespace wo_test {
+
+struct Analyzed {
+  wo::SourceManager sm;
+  wo::Diagnostics diags{sm};
+  std::unique_ptr<wo::ast::Program> program;
+  std::unique_ptr<wo::sema::ProgramInfo> info;  // null when loading reported errors
+};
+
+// `dir_name` keeps each test binary's file apart from the others'.
+inline std::unique_ptr<Analyzed> analyze_source(const std::string& src, const char* dir_name) {
+  auto dir = std::filesystem::temp_directory_path() / dir_name;
+  std::filesystem::create_directories(dir);
+  auto path = dir / "main.wo";
+  std::ofstream(path) << src;
+  auto out = std::make_unique<Analyzed>();
+  wo::LoadResult loaded = wo::load_program(path.string(), out->sm, out->diags, {});
+  REQUIRE(loaded.io_error.empty());
+  out->program = std::make_unique<wo::ast::Program>(std::move(loaded.program));
+  if (!out->diags.has_errors()) out->info = wo::sema::analyze(*out->program, out->diags);
+  return out;
+}
+
+}  // namespace wo_test
