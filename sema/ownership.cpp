@@ -131,37 +131,8 @@ class OwnershipPass {
       case K::Ctor:
         for (auto& f : e.fields) consume(*f.value);
         return;
-      case K::Try: {
-        expr(*e.lhs);
-        Moves before = moves_;
-        if (e.handler_block) {
-          block(*e.handler_block);
-        } else if (e.rhs) {
-          expr(*e.rhs);
-        }
-        merge_into(before);
-        return;
-      }
-      case K::Switch: {
-        expr(*e.lhs);
-        Moves start = moves_;
-        Moves merged = moves_;
-        bool any_live = false;
-        for (auto& arm : e.arms) {
-          moves_ = start;
-          dead_ = false;
-          ++depth_;
-          for (auto& s : arm.body) stmt(*s);
-          end_block();
-          if (!dead_) {
-            any_live = true;
-            for (auto& [k, v] : moves_) merged.emplace(k, v);
-          }
-        }
-        moves_ = merged;
-        dead_ = !any_live && !e.arms.empty();
-        return;
-      }
+      case K::Try: try_expr(e); return;
+      case K::Switch: switch_expr(e); return;
       default:
         if (e.lhs) expr(*e.lhs);
         if (e.rhs) expr(*e.rhs);
@@ -169,6 +140,40 @@ class OwnershipPass {
         for (auto& f : e.fields) expr(*f.value);
         return;
     }
+  }
+
+  // Try and Switch copy the move maps: out of line, so that their locals do
+  // not enlarge the frame of every level of expr()'s recursion (a 100,000-term
+  // chain recurses 100,000 deep; in the ASan build that frame was 5.6 KB).
+  [[gnu::noinline]] void try_expr(const ast::Expr& e) {
+    expr(*e.lhs);
+    Moves before = moves_;
+    if (e.handler_block) {
+      block(*e.handler_block);
+    } else if (e.rhs) {
+      expr(*e.rhs);
+    }
+    merge_into(before);
+  }
+
+  [[gnu::noinline]] void switch_expr(const ast::Expr& e) {
+    expr(*e.lhs);
+    Moves start = moves_;
+    Moves merged = moves_;
+    bool any_live = false;
+    for (auto& arm : e.arms) {
+      moves_ = start;
+      dead_ = false;
+      ++depth_;
+      for (auto& s : arm.body) stmt(*s);
+      end_block();
+      if (!dead_) {
+        any_live = true;
+        for (auto& [k, v] : moves_) merged.emplace(k, v);
+      }
+    }
+    moves_ = merged;
+    dead_ = !any_live && !e.arms.empty();
   }
 
   // A textual key for a place, so two arguments can be proven to be the same.
