@@ -29,11 +29,14 @@ int run_on_big_stack(size_t bytes, const std::function<int()>& body) {
   sigset_t all;
   sigfillset(&all);
   if (pthread_sigmask(SIG_BLOCK, &all, &job.mask) != 0) return body();
-  pthread_attr_t attr;
   pthread_t thread;
-  bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, bytes) == 0 &&
-                 pthread_create(&thread, &attr, trampoline, &job) == 0;
-  pthread_attr_destroy(&attr);
+  bool started = false;
+  for (; !started && bytes >= (size_t(64) << 20); bytes /= 4) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) break;
+    started = pthread_attr_setstacksize(&attr, bytes) == 0 && pthread_create(&thread, &attr, trampoline, &job) == 0;
+    pthread_attr_destroy(&attr);
+  }
   if (!started) {
     pthread_sigmask(SIG_SETMASK, &job.mask, nullptr);
     return body();
