@@ -26,7 +26,9 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
                                     const Options& opts);
 
 // Runs the -O pipeline of the new pass manager over `m` for target `tm`.
-void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level);
+// Returns true when some function was too large to optimise (optimize.cpp):
+// machine code for `m` should then be generated without optimisation too.
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level);
 
 // The name of the entry function generated code defines.
 inline constexpr const char* kEntrySymbol = "wo_main_entry";

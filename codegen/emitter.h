@@ -112,6 +112,8 @@ class Emitter {
   void emit_stack_check();
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding
+  llvm::Value* load_for_unwind(llvm::AllocaInst* slot);   // a landing pad's read of a slot (function.cpp)
+  void pin_slots_if_big();                                // keeps a long function's slots out of SSA
   llvm::AllocaInst* local_slot(const Symbol* sym);       // slot for a local/param symbol
   void push_scope() { scopes_.emplace_back(); }
   void pop_scope();                                       // releases the scope's owned slots
@@ -167,6 +169,7 @@ class Emitter {
   Val emit_unary(const ast::Expr& e);
   Val emit_binary(const ast::Expr& e);
   Val emit_concat_chain(const ast::Expr& e);
+  static constexpr size_t kConcatChunk = 32;  // pieces per wo_concat_n of a long chain
   Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);
@@ -244,6 +247,9 @@ class Emitter {
   llvm::BasicBlock* alloca_bb_ = nullptr;
   std::map<const Symbol*, llvm::AllocaInst*> slots_;
   std::vector<llvm::AllocaInst*> all_heap_slots_;
+  static constexpr size_t kUnwindPhiBudget = 1 << 14;  // heap slots x invokes (load_for_unwind)
+  std::vector<llvm::LoadInst*> unwind_loads_;  // every landing-pad read of a slot in this function
+  std::vector<llvm::AllocaInst*> free_temps_;    // released temp slots, reused by own_temp
   std::vector<Region*> regions_;
   std::vector<std::vector<llvm::AllocaInst*>> scopes_;
   std::vector<std::vector<llvm::AllocaInst*>> temps_;

@@ -218,29 +218,47 @@ Val Emitter::emit_unary(const ast::Expr& e) {
   return Val{b_.CreateSub(b_.getInt64(0), v.v)};  // wraps: -INT64_MIN == INT64_MIN
 }
 
+// `a or b or c …` (left-nested, one operator) short-circuits straight to one
+// end block with one phi, as C compilers do, rather than one phi per operator
+// tested again by the next: LLVM's SimplifyCFG is quadratic in that shape.
 Val Emitter::emit_logical(const ast::Expr& e) {
   bool is_and = e.binary_op == BinaryOp::And;
-  llvm::Value* l = emit_expr(*e.lhs).v;
-  llvm::BasicBlock* lhs_end = b_.GetInsertBlock();
-  llvm::BasicBlock* rhs_bb = new_block(is_and ? "and.rhs" : "or.rhs");
+  std::vector<const ast::Expr*> operands;
+  const ast::Expr* p = &e;
+  while (p->kind == ExprKind::Binary && p->binary_op == e.binary_op) {
+    operands.push_back(p->rhs.get());
+    p = p->lhs.get();
+  }
+  operands.push_back(p);
+  std::reverse(operands.begin(), operands.end());
   llvm::BasicBlock* end_bb = new_block(is_and ? "and.end" : "or.end");
-  if (is_and)
-    b_.CreateCondBr(l, rhs_bb, end_bb);
-  else
-    b_.CreateCondBr(l, end_bb, rhs_bb);
-  b_.SetInsertPoint(rhs_bb);
-  llvm::Value* r = emit_expr(*e.rhs).v;
-  llvm::BasicBlock* rhs_end = b_.GetInsertBlock();
+  std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+  for (size_t i = 0; i + 1 < operands.size(); ++i) {
+    llvm::Value* v = emit_expr(*operands[i]).v;
+    llvm::BasicBlock* rhs_bb = new_block(is_and ? "and.rhs" : "or.rhs");
+    incoming.push_back({b_.getInt1(!is_and), b_.GetInsertBlock()});
+    if (is_and)
+      b_.CreateCondBr(v, rhs_bb, end_bb);
+    else
+      b_.CreateCondBr(v, end_bb, rhs_bb);
+    b_.SetInsertPoint(rhs_bb);
+  }
+  llvm::Value* last = emit_expr(*operands.back()).v;
+  incoming.push_back({last, b_.GetInsertBlock()});
   b_.CreateBr(end_bb);
   b_.SetInsertPoint(end_bb);
-  llvm::PHINode* phi = b_.CreatePHI(i1_, 2);
-  phi->addIncoming(b_.getInt1(!is_and), lhs_end);
-  phi->addIncoming(r, rhs_end);
+  llvm::PHINode* phi = b_.CreatePHI(i1_, (unsigned)incoming.size());
+  for (auto& [v, from] : incoming) phi->addIncoming(v, from);
   return Val{phi};
 }
 
 // `a .. b .. c …` (left-nested) becomes one wo_concat_n: one allocation
-// instead of one per `..`.
+// instead of one per `..`. A long chain (generated code, an interpolation with
+// many holes) goes in chunks of kConcatChunk pieces appended to one growing
+// text (wo_text_append, amortised linear): the pieces of a chunk are released
+// before the next chunk is evaluated, so only a chunk's temporaries are live
+// at once, and no call gets an argument array thousands of stores long
+// (InstCombine and DSE are quadratic in those).
 Val Emitter::emit_concat_chain(const ast::Expr& e) {
   std::vector<const ast::Expr*> pieces;
   const ast::Expr* p = &e;
@@ -250,13 +268,36 @@ Val Emitter::emit_concat_chain(const ast::Expr& e) {
   }
   pieces.push_back(p);
   std::reverse(pieces.begin(), pieces.end());
-  std::vector<llvm::Value*> vals;
-  for (auto* piece : pieces) vals.push_back(emit_expr(*piece).v);
-  if (vals.size() == 2) return own_temp(call(rt("wo_concat"), {vals[0], vals[1]}, "cat"));
-  auto* arr_ty = llvm::ArrayType::get(ptr_, vals.size());
-  llvm::AllocaInst* arr = entry_alloca(arr_ty, "cat.parts");
-  for (size_t i = 0; i < vals.size(); ++i) b_.CreateStore(vals[i], b_.CreateConstGEP2_64(arr_ty, arr, 0, i));
-  return own_temp(call(rt("wo_concat_n"), {arr, b_.getInt64((int64_t)vals.size())}, "cat"));
+  auto concat = [&](size_t from, size_t to) {
+    std::vector<llvm::Value*> vals;
+    for (size_t i = from; i < to; ++i) vals.push_back(emit_expr(*pieces[i]).v);
+    if (vals.size() == 2) return call(rt("wo_concat"), {vals[0], vals[1]}, "cat");
+    auto* arr_ty = llvm::ArrayType::get(ptr_, vals.size());
+    llvm::AllocaInst* arr = entry_alloca(arr_ty, "cat.parts");
+    // The array lives only around the call, so chunks and chains share stack space.
+    b_.CreateLifetimeStart(arr);
+    for (size_t i = 0; i < vals.size(); ++i) b_.CreateStore(vals[i], b_.CreateConstGEP2_64(arr_ty, arr, 0, i));
+    llvm::Value* r = call(rt("wo_concat_n"), {arr, b_.getInt64((int64_t)vals.size())}, "cat");
+    b_.CreateLifetimeEnd(arr);
+    return r;
+  };
+  if (pieces.size() <= kConcatChunk) return own_temp(concat(0, pieces.size()));
+  push_temps();
+  llvm::Value* first = concat(0, kConcatChunk);
+  pop_temps();  // only releases (nounwind) between the call and the store below
+  Val acc = own_temp(first);
+  for (size_t from = kConcatChunk; from < pieces.size(); from += kConcatChunk) {
+    size_t to = std::min(pieces.size(), from + kConcatChunk);
+    push_temps();
+    Val part = to - from == 1 ? emit_expr(*pieces[from]) : own_temp(concat(from, to));
+    llvm::Value* old = b_.CreateLoad(ptr_, acc.temp);
+    // wo_text_append consumes `old` (also when it traps): the slot must not release it again.
+    b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), acc.temp);
+    llvm::Value* grown = call(rt("wo_text_append"), {old, part.v}, "grown");
+    b_.CreateStore(grown, acc.temp);
+    pop_temps();
+  }
+  return Val{b_.CreateLoad(ptr_, acc.temp), acc.temp};
 }
 
 Val Emitter::emit_binary(const ast::Expr& e) {
@@ -716,7 +757,7 @@ Val Emitter::emit_try(const ast::Expr& e) {
     b_.SetInsertPoint(region.dispatch);
     llvm::Value* exn = b_.CreateExtractValue(region.lp, 0);
     for (auto* slot : region.owned) {  // cold path: runtime calls, not the inline fast path
-      b_.CreateCall(rt("wo_release"), {b_.CreateLoad(ptr_, slot)});
+      b_.CreateCall(rt("wo_release"), {load_for_unwind(slot)});
       b_.CreateStore(llvm::ConstantPointerNull::get(ptr_), slot);
     }
     llvm::Value* err = call(rt("wo_catch"), {exn}, "err");

@@ -28,6 +28,29 @@ llvm::AllocaInst* Emitter::heap_slot(const std::string& name) {
   return slot;
 }
 
+// A landing pad reads every slot it releases. For a slot mem2reg promotes,
+// that read is a phi with one entry per call that can unwind, and the value
+// stays live across the whole function: with S slots and N such calls that is
+// S x N phi entries and S live ranges spanning everything, and in a long
+// generated function (thousands of each) the optimiser and the register
+// allocator went quadratic and worse. So once a function is done, if S x N
+// exceeds kUnwindPhiBudget, its pads' reads become volatile: that keeps the
+// slots in memory, where a pad reads them with no phi at all. Ordinary
+// functions stay under the budget and are unchanged.
+llvm::Value* Emitter::load_for_unwind(llvm::AllocaInst* slot) {
+  llvm::LoadInst* load = b_.CreateLoad(ptr_, slot);
+  unwind_loads_.push_back(load);
+  return load;
+}
+
+void Emitter::pin_slots_if_big() {
+  size_t invokes = 0;
+  for (llvm::BasicBlock& bb : *llfn_)
+    if (llvm::isa<llvm::InvokeInst>(bb.getTerminator())) ++invokes;
+  if (all_heap_slots_.size() * invokes > kUnwindPhiBudget)
+    for (llvm::LoadInst* load : unwind_loads_) load->setVolatile(true);
+}
+
 llvm::AllocaInst* Emitter::local_slot(const Symbol* sym) {
   auto it = slots_.find(sym);
   if (it != slots_.end()) return it->second;
@@ -58,6 +81,10 @@ void Emitter::release_scopes_from(size_t depth) {
 void Emitter::pop_temps() {
   if (!terminated())
     for (auto* slot : temps_.back()) release_slot(slot);
+  // Every path past this point has released these slots (fall-through here;
+  // break/continue/return and traps on their own): later temporaries reuse
+  // them, so a function needs as many temp slots as it has live at once.
+  free_temps_.insert(free_temps_.end(), temps_.back().begin(), temps_.back().end());
   temps_.pop_back();
 }
 
@@ -67,7 +94,14 @@ void Emitter::release_temps_from(size_t depth) {
 }
 
 Val Emitter::own_temp(llvm::Value* v) {
-  llvm::AllocaInst* slot = heap_slot("tmp");
+  llvm::AllocaInst* slot = nullptr;
+  if (!free_temps_.empty()) {
+    slot = free_temps_.back();
+    free_temps_.pop_back();
+    for (Region* r : regions_) r->owned.push_back(slot);  // a `try` opened since releases it too
+  } else {
+    slot = heap_slot("tmp");
+  }
   b_.CreateStore(v, slot);
   temps_.back().push_back(slot);
   return Val{v, slot};
@@ -136,7 +170,7 @@ void Emitter::finish_function_pad(Region& r) {
   if (!r.pad) return;
   b_.SetInsertPoint(r.dispatch);
   // The unwind path is cold: plain runtime calls instead of the inline fast path keep the IR small.
-  for (auto* slot : all_heap_slots_) b_.CreateCall(rt("wo_release"), {b_.CreateLoad(ptr_, slot)});
+  for (auto* slot : all_heap_slots_) b_.CreateCall(rt("wo_release"), {load_for_unwind(slot)});
   b_.CreateResume(r.lp);
 }
 
@@ -160,6 +194,8 @@ void Emitter::emit_fn(const FnInfo& fn) {
   llfn_->setPersonalityFn(mod_->getFunction("__gxx_personality_v0"));
   slots_.clear();
   all_heap_slots_.clear();
+  unwind_loads_.clear();
+  free_temps_.clear();
   scopes_.clear();
   temps_.clear();
   loops_.clear();
@@ -208,6 +244,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
     scopes_.pop_back();
   }
   finish_function_pad(fn_region);
+  pin_slots_if_big();
   regions_.clear();
   fn_ = nullptr;
 }

@@ -1,17 +1,78 @@
 // The -O0..-O3 pipeline of LLVM's new pass manager.
+#include <algorithm>
+#include <map>
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/codegen.h"
 
 namespace wo::codegen {
 
-void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
+namespace {
+
+// LLVM's optimiser and code generator are superlinear on very large functions
+// (SimplifyCFG, JumpThreading, InstCombine, the register coalescer and
+// allocator grow by 2.5-3x per doubling: a 20,000-hole interpolation took
+// 140 s at -O2 and 5 s at -O0; a 20,000-term `or` 13 s in the coalescer
+// alone). A function that large is generated code (the largest function of
+// the corpus has ~1,200 instructions): it is not optimised (optnone), like
+// HotSpot's limit on huge methods, and the caller generates machine code for
+// the module without optimisation (the register allocator has no
+// per-function switch). Semantics are the same.
+//
+// The size is measured before inlining, so each call of a defined function
+// counts as the part of its body the inliner would copy: a 5,000-call
+// method chain is 45,000 instructions but became ten times that once its
+// callee was inlined at every call (30 s).
+constexpr size_t kMaxOptimizedSize = 20000;
+constexpr size_t kInlinedCallSize = 100;  // roughly the largest body the -O2 inliner copies
+
+size_t estimated_size(const llvm::Function& f, std::map<const llvm::Function*, size_t>& sizes) {
+  size_t n = f.getInstructionCount();
+  for (const llvm::BasicBlock& bb : f)
+    for (const llvm::Instruction& i : bb) {
+      const auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
+      const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+      if (!callee || callee->isDeclaration()) continue;
+      auto [it, fresh] = sizes.emplace(callee, 0);
+      if (fresh) it->second = std::min<size_t>(callee->getInstructionCount(), kInlinedCallSize);
+      n += it->second;
+    }
+  return n;
+}
+
+bool skip_giant_functions(llvm::Module& m) {
+  std::map<const llvm::Function*, size_t> sizes;
+  bool any = false;
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || estimated_size(f, sizes) <= kMaxOptimizedSize) continue;
+    f.removeFnAttr(llvm::Attribute::AlwaysInline);
+    f.removeFnAttr(llvm::Attribute::InlineHint);
+    f.addFnAttr(llvm::Attribute::NoInline);  // optnone requires it
+    f.addFnAttr(llvm::Attribute::OptimizeNone);
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
+  bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
+  // The standard instrumentation is what makes the pipeline skip optnone functions.
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::StandardInstrumentations si(m.getContext(), /*DebugLogging=*/false);
+  si.registerCallbacks(pic, &mam);
+  llvm::PassBuilder pb(tm, llvm::PipelineTuningOptions(), std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -27,6 +88,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
   llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(level)
                                                : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
+  return giant;
 }
 
 }  // namespace wo::codegen

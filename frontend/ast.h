@@ -128,6 +128,7 @@ struct Expr {
   bool no_value_select = false;      // reserved
 
   explicit Expr(ExprKind k, Span s = {}) : kind(k), span(s) {}
+  ~Expr();  // iterative (ast.cpp): a 20,000-long chain must not recurse 20,000 deep
 };
 
 // ---------------------------------------------------------------- statements
@@ -140,6 +141,8 @@ enum class AssignOp : uint8_t { Assign, Add, Sub, Mul, Div, Mod };
 struct Block {
   Span span;
   std::vector<StmtPtr> stmts;
+  Block() = default;
+  ~Block();  // iterative, like ~Expr
 };
 
 struct Stmt {
@@ -161,6 +164,7 @@ struct Stmt {
   sema::Symbol* sym2 = nullptr;  // For k, v: the second local
 
   explicit Stmt(StmtKind k, Span s = {}) : kind(k), span(s) {}
+  ~Stmt();  // iterative, like ~Expr
 };
 
 // ---------------------------------------------------------------- declarations

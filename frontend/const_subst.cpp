@@ -45,8 +45,7 @@ class Subst {
 
  private:
   const Expr* lookup(const std::string& n) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
-      if (it->count(n)) return nullptr;
+    if (bound_.count(n)) return nullptr;  // shadowed by a local
     if (cls_) {
       auto c = cls_->find(n);
       if (c != cls_->end()) return c->second;
@@ -55,8 +54,16 @@ class Subst {
     return t == top_.end() ? nullptr : t->second;
   }
   void push() { scopes_.emplace_back(); }
-  void pop() { scopes_.pop_back(); }
-  void bind(const std::string& n) { scopes_.back().insert(n); }
+  void pop() {
+    for (auto& n : scopes_.back()) {
+      auto it = bound_.find(n);
+      if (--it->second == 0) bound_.erase(it);
+    }
+    scopes_.pop_back();
+  }
+  void bind(const std::string& n) {
+    if (scopes_.back().insert(n).second) ++bound_[n];
+  }
 
   void block(std::vector<StmtPtr>& stmts) {
     push();
@@ -153,6 +160,8 @@ class Subst {
   const ConstMap& top_;
   const ConstMap* cls_;
   std::vector<std::unordered_set<std::string>> scopes_;
+  // How many open scopes bind each name: lookup in O(1) at any scope depth.
+  std::unordered_map<std::string, int> bound_;
 };
 
 void fields(std::vector<FieldDecl>& fs, const ConstMap& top, const ConstMap* cls) {

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "common/diagnostics.h"
+#include "frontend/nesting.h"
 #include "parser.gen.hpp"
 
 namespace wo {
@@ -884,8 +885,13 @@ ExprPtr ParseCtx::parse_hole(const TextPiece& piece, bool& reported) {
   SourceManager scratch_sm;
   Diagnostics scratch(scratch_sm);
   ParseCtx sub(file_id, scratch, std::move(toks), true);
+  sub.hole_depth = hole_depth + 1;
   yy::Parser p(sub);
   int rc = p.parse();
+  if (sub.too_deep) {
+    too_deep = true;
+    return nullptr;
+  }
   if (rc != 0 || scratch.error_count() > 0 || !sub.expr_result) {
     // A doctrine word in a hole is the doctrine error (WO-E105), at its own
     // place in the literal, not a malformed interpolation.
@@ -904,6 +910,14 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     auto e = mk(ExprKind::TextLit, s);
     e->text = t->text;
     return e;
+  }
+  if (hole_depth >= kMaxNesting) {
+    // Each level of a hole inside a hole's text literal is one more lexer and
+    // parser on the stack: refuse before recursing (the gate would be too
+    // late). Holes parse with scratch diagnostics, so the outermost literal
+    // reports it (below).
+    too_deep = true;
+    return mk(ExprKind::TextLit, s);
   }
   std::vector<ExprPtr> parts;
   bool bad = false, reported = false;
@@ -931,6 +945,12 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
     auto in = mk(ExprKind::Interp, inner->span);
     in->lhs = std::move(inner);
     parts.push_back(std::move(in));
+  }
+  if (bad && too_deep) {
+    diags.error(DiagCode::E113, t->loc, "nesting too deep: more than " + std::to_string(kMaxNesting) +
+                                            " levels of interpolation holes inside interpolation holes");
+    if (hole_depth == 0) too_deep = false;  // inner levels keep it for their parent's parse_hole
+    return mk(ExprKind::TextLit, s);
   }
   if (bad) {
     if (!reported) diags.error(DiagCode::E101, t->loc, "malformed interpolation");
@@ -1156,6 +1176,7 @@ ast::Ptr<ast::File> parse_file(uint32_t file_id, std::vector<Token> tokens, Diag
   ctx.file = file.get();
   yy::Parser parser(ctx);
   parser.parse();
+  check_nesting(*file, diags);  // first: the checks below and every later stage recurse
   check_transactions(*file, diags);
   return file;
 }

@@ -1,4 +1,6 @@
 // Statements, blocks, function bodies and the entry point.
+#include <algorithm>
+
 #include "sema/checker.h"
 
 namespace wo::sema {
@@ -14,16 +16,31 @@ Symbol* Checker::declare_local(const std::string& name, const Type* t, Loc loc, 
     fn_->locals.push_back(std::move(sym));
   else
     info_.extra_symbols.push_back(std::move(sym));
-  scopes_.back()[name] = raw;
+  bind_local(name, raw);
   return raw;
 }
 
-Symbol* Checker::lookup_local(const std::string& name) {
-  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    auto f = it->find(name);
-    if (f != it->end()) return f->second;
+void Checker::bind_local(const std::string& name, Symbol* sym) {
+  auto [it, fresh] = scopes_.back().insert_or_assign(name, sym);
+  auto& stack = visible_[name];
+  if (fresh)
+    stack.push_back(sym);
+  else
+    stack.back() = sym;  // redeclared in the same scope: the innermost binding is this scope's
+}
+
+void Checker::pop_scope() {
+  for (auto& [name, sym] : scopes_.back()) {
+    auto it = visible_.find(name);
+    it->second.pop_back();
+    if (it->second.empty()) visible_.erase(it);
   }
-  return nullptr;
+  scopes_.pop_back();
+}
+
+Symbol* Checker::lookup_local(const std::string& name) {
+  auto it = visible_.find(name);
+  return it == visible_.end() ? nullptr : it->second.back();
 }
 
 const Type* Checker::mismatch(Loc loc, const std::string& what, const Type* want, const Type* got) {
@@ -66,14 +83,16 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
 
 void Checker::check_fn(FnInfo& fn) {
   fn_ = &fn;
+  facts_cache_.clear();
   tx_depth_ = 0;
   tx_loop_base_.clear();
   cur_module_ = fn.module;
   cur_file_ = fn.file;
   loop_depth_ = 0;
   scopes_.clear();
+  visible_.clear();
   push_scope();
-  for (Symbol* p : fn.params) scopes_.back()[p->name] = p;
+  for (Symbol* p : fn.params) bind_local(p->name, p);
   if (fn.decl->body) {
     check_block(*fn.decl->body);
     if (fn.ret->kind != TypeKind::Void && !fn.ret->is_poison() && !block_returns(*fn.decl->body))
@@ -104,7 +123,16 @@ void Checker::kill_narrow(const Symbol* s) {
 }
 
 // What a condition proves about plain nullable locals (language.md §8.3).
+// The facts of `and`/`or`/`not` are cached per node: check_binary asks for
+// the facts of every left operand of a chain, and recomputing them each time
+// would make `a or b or c ...` quadratic.
 Checker::Facts Checker::cond_facts(const ast::Expr& e) {
+  bool logical = (e.kind == ast::ExprKind::Binary && (e.binary_op == ast::BinaryOp::And || e.binary_op == ast::BinaryOp::Or)) ||
+                 (e.kind == ast::ExprKind::Unary && e.unary_op == ast::UnaryOp::Not);
+  if (logical) {
+    auto it = facts_cache_.find(&e);
+    if (it != facts_cache_.end()) return it->second;
+  }
   Facts f;
   if (e.kind == ast::ExprKind::Binary) {
     auto op = e.binary_op;
@@ -118,24 +146,21 @@ Checker::Facts Checker::cond_facts(const ast::Expr& e) {
       }
       return f;
     }
-    if (op == ast::BinaryOp::And) {
-      Facts a = cond_facts(*e.lhs), b = cond_facts(*e.rhs);
-      f.when_true = a.when_true;
-      f.when_true.insert(f.when_true.end(), b.when_true.begin(), b.when_true.end());
-      return f;
-    }
-    if (op == ast::BinaryOp::Or) {
-      Facts a = cond_facts(*e.lhs), b = cond_facts(*e.rhs);
-      f.when_false = a.when_false;
-      f.when_false.insert(f.when_false.end(), b.when_false.begin(), b.when_false.end());
-      return f;
-    }
+    // A symbol proved twice is kept once, so a long chain's facts stay as
+    // small as the number of locals it tests.
+    auto join = [](std::vector<Symbol*> a, const std::vector<Symbol*>& b) {
+      for (Symbol* s : b)
+        if (std::find(a.begin(), a.end(), s) == a.end()) a.push_back(s);
+      return a;
+    };
+    if (op == ast::BinaryOp::And) f.when_true = join(cond_facts(*e.lhs).when_true, cond_facts(*e.rhs).when_true);
+    if (op == ast::BinaryOp::Or) f.when_false = join(cond_facts(*e.lhs).when_false, cond_facts(*e.rhs).when_false);
   }
   if (e.kind == ast::ExprKind::Unary && e.unary_op == ast::UnaryOp::Not) {
-    Facts a = cond_facts(*e.lhs);
-    std::swap(a.when_true, a.when_false);
-    return a;
+    f = cond_facts(*e.lhs);
+    std::swap(f.when_true, f.when_false);
   }
+  if (logical) facts_cache_.emplace(&e, f);
   return f;
 }
 

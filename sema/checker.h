@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/diagnostics.h"
@@ -107,7 +108,8 @@ class Checker {
 
   // ---- scopes
   void push_scope() { scopes_.emplace_back(); }
-  void pop_scope() { scopes_.pop_back(); }
+  void pop_scope();
+  void bind_local(const std::string& name, Symbol* sym);
   Symbol* declare_local(const std::string& name, const Type* t, Loc loc, SymKind kind = SymKind::Local);
   Symbol* lookup_local(const std::string& name);
   ClassInfo* find_class(const std::string& name);
@@ -158,6 +160,7 @@ class Checker {
   std::map<std::string, InterfaceInfo*> interfaces_by_name_;
   std::map<std::string, VariantInfo*> variants_by_name_;
   std::vector<std::vector<Symbol*>> narrow_;
+  std::map<const ast::Expr*, Facts> facts_cache_;  // cond_facts of and/or/not nodes, per function
   const Type* as_target_ = nullptr;
   int table_count_ = 0;
   bool inserting_ = false;     // checking the constructor of an `insert`
@@ -170,6 +173,9 @@ class Checker {
   // current function context
   FnInfo* fn_ = nullptr;
   std::vector<std::map<std::string, Symbol*>> scopes_;
+  // name -> the symbols scopes_ binds it to, innermost last: lookup_local in
+  // O(1) however deep the scopes (a 20,000-long `else if` chain is that deep).
+  std::unordered_map<std::string, std::vector<Symbol*>> visible_;
   int loop_depth_ = 0;
 };
 

@@ -2,12 +2,15 @@
 // and hands over to one verb (verbs.h); see README.md in this folder.
 #include <iostream>
 
+#include "tools/woc/big_stack.h"
 #include "tools/woc/options.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/verbs.h"
 #include "woc_config.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int woc_main(int argc, char** argv) {
   using namespace wo::driver;
   ParseResult parsed = parse_options(argc, argv);
   const Options& opts = parsed.opts;
@@ -27,4 +30,11 @@ int main(int argc, char** argv) {
     case Verb::None: break;
   }
   return driver_failure("no command given (see woc --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Deep programs: see big_stack.h.
+  return wo::driver::run_on_big_stack(wo::driver::kCompilerStackBytes, [&] { return woc_main(argc, argv); });
 }

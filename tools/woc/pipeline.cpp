@@ -78,7 +78,7 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
     out.status = driver_failure("internal error: invalid IR generated:\n" + why.str());
     return out;
   }
-  codegen::optimize(*out.module, machine, opts.opt_level);
+  out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level);
   if (!opts.emit_llvm.empty()) out.status = write_ir(*out.module, opts.emit_llvm);
   return out;
 }

@@ -19,6 +19,7 @@ struct Compiled {
   int status = 0;  // 0: go on; 1: compile errors (printed); 2: I/O or internal error (printed)
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> module;  // set when a machine was given and status == 0
+  bool fast_codegen = false;  // a function was too large to optimise: emit machine code at -O0 too
 };
 
 // Compiles `opts.path`. With `machine` == nullptr stops after sema (woc check

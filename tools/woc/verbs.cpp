@@ -42,6 +42,7 @@ int run_verb(const Options& opts) {
   if (!machine) return driver_failure("no target for this host: " + error);
   Compiled c = compile(opts, machine.get(), false);
   if (c.status != 0) return c.status;
+  if (c.fast_codegen) builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
   JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), opts.path,
                            opts.program_args);
   if (!r.error.empty()) return driver_failure(r.error);
@@ -56,6 +57,7 @@ int build_verb(const Options& opts) {
   if (!machine) return driver_failure("no target for this host: " + error);
   Compiled c = compile(opts, machine.get(), true);
   if (c.status != 0) return c.status;
+  if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
   std::string failed = build_executable(*c.module, *machine, opts.output);
   return failed.empty() ? 0 : driver_failure(failed);
 }
