@@ -1,0 +1,44 @@
+// The structure-aware mutator of the pipeline target (fuzz_pipeline.cpp).
+//
+// A byte-level mutation of a .wo program almost always dies in the lexer or
+// the parser, so the code generator would only ever see the seed corpus. This
+// mutator works on the token stream of woc's own lexer (frontend/token.h) and
+// edits the text at token boundaries, so most results still parse and reach
+// sema and codegen: delete / duplicate / swap tokens, replace an identifier by
+// another name in scope or a builtin, a literal by an interesting value, an
+// operator by another, splice lines and whole `{ }` constructs from other
+// programs of the pool (the seed corpus), wrap a line in a block.
+//
+// Deterministic for a given seed (libFuzzer replays mutations by seed).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wo::fuzz {
+
+class Mutator {
+ public:
+  // `pool`: programs to take fragments and names from (the seed corpus).
+  explicit Mutator(std::vector<std::string> pool);
+
+  // One mutation of `in`, at most `max_size` bytes. May return `in` unchanged
+  // when no mutation fits.
+  std::string mutate(std::string_view in, uint32_t seed, size_t max_size) const;
+
+  // A child of `a` and `b`: a construct or line range of `b` inserted into `a`,
+  // or `a`'s head followed by `b`'s tail (cut at line boundaries).
+  std::string cross_over(std::string_view a, std::string_view b, uint32_t seed, size_t max_size) const;
+
+  size_t pool_size() const { return pool_.size(); }
+
+ private:
+  std::vector<std::string> pool_;
+};
+
+// The .wo files under `dirs` (recursively), for the pool.
+std::vector<std::string> read_wo_files(const std::vector<std::string>& dirs);
+
+}  // namespace wo::fuzz
