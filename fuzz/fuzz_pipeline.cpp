@@ -44,9 +44,18 @@ const wo::fuzz::Mutator& mutator() {
   return m;
 }
 
+// How far inputs get, printed at exit: a mutator whose programs rarely pass
+// sema tests the code generator little.
+size_t g_inputs = 0, g_lowered = 0;
+
+void print_reach() {
+  std::fprintf(stderr, "fuzz_pipeline: %zu inputs, %zu passed sema and were lowered to IR\n", g_inputs, g_lowered);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  std::atexit(print_reach);
   // As woc's main does: codegen asks the registry for the host's data layout.
   llvm::InitializeNativeTarget();
   std::fprintf(stderr, "fuzz_pipeline: %zu programs in the mutator's pool\n", mutator().pool_size());
@@ -54,8 +63,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  ++g_inputs;
   auto a = wo::fuzz::analyze_source(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!a->info) return 0;
+  ++g_lowered;
   llvm::LLVMContext ctx;
   wo::codegen::Options cg;  // as `woc check --emit-llvm` / `woc run`: no C main
   std::unique_ptr<llvm::Module> m = wo::codegen::lower(*a->info, ctx, cg);
