@@ -39,7 +39,8 @@ const wo::fuzz::Mutator& mutator() {
     } else {
       dirs = {WO_SOURCE_DIR "/corpus", WO_SOURCE_DIR "/examples"};
     }
-    return wo::fuzz::Mutator(wo::fuzz::read_wo_files(dirs));
+    auto passes_sema = [](std::string_view src) { return wo::fuzz::analyze_source(src, false)->info != nullptr; };
+    return wo::fuzz::Mutator(wo::fuzz::read_wo_files(dirs), passes_sema);
   }();
   return m;
 }

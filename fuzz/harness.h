@@ -24,14 +24,17 @@ struct Analyzed {
 };
 
 // Lex + parse + sema, as `woc check` does; renders the diagnostics (to
-// nowhere) since their rendering reads the source text at every location.
-inline std::unique_ptr<Analyzed> analyze_source(std::string_view src) {
+// nowhere, unless `render` is off) since their rendering reads the source
+// text at every location.
+inline std::unique_ptr<Analyzed> analyze_source(std::string_view src, bool render = true) {
   auto a = std::make_unique<Analyzed>();
   a->program = load_source("fuzz.wo", std::string(src), a->sources, a->diags, LexOptions{});
   std::unique_ptr<sema::ProgramInfo> info;
   if (!a->diags.has_errors()) info = sema::analyze(a->program, a->diags);
-  std::ostringstream sink;
-  a->diags.render(sink);
+  if (render) {
+    std::ostringstream sink;
+    a->diags.render(sink);
+  }
   if (!a->diags.has_errors()) a->info = std::move(info);
   return a;
 }

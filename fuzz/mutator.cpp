@@ -197,9 +197,43 @@ class Edit {
 
 }  // namespace
 
-Mutator::Mutator(std::vector<std::string> pool) : pool_(std::move(pool)) {}
+Mutator::Mutator(std::vector<std::string> pool, Filter keep) : pool_(std::move(pool)), keep_(std::move(keep)) {
+  if (keep_)
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (keep_(pool_[i])) passing_.push_back(i);
+}
+
+template <class Make>
+std::string Mutator::steered(std::string_view base, uint32_t seed, size_t max_size, Make make) const {
+  std::mt19937 rng(seed);
+  // One mutation in five goes unsteered (error paths of codegen's callers
+  // matter too), and so does every mutation without a filter.
+  if (!keep_ || rng() % 5 == 0) return make(uint32_t(rng()));
+  auto retry = [&](auto&& once) {
+    std::string out;
+    for (int tries = 0; tries < 8; ++tries) {
+      out = once(uint32_t(rng()));
+      if (keep_(out)) break;
+    }
+    return out;
+  };
+  if (keep_(base)) return retry(make);
+  // A base that fails (a compile-fail seed, a broken mutant) rarely yields a
+  // passing mutant: lend one of its constructs to a passing program instead.
+  if (passing_.empty() || rng() % 2 == 0) return make(uint32_t(rng()));
+  const std::string& host = pool_[passing_[rng() % passing_.size()]];
+  return retry([&](uint32_t s) { return cross_once(host, base, s, max_size); });
+}
 
 std::string Mutator::mutate(std::string_view in, uint32_t seed, size_t max_size) const {
+  return steered(in, seed, max_size, [&](uint32_t s) { return mutate_once(in, s, max_size); });
+}
+
+std::string Mutator::cross_over(std::string_view a, std::string_view b, uint32_t seed, size_t max_size) const {
+  return steered(a, seed, max_size, [&](uint32_t s) { return cross_once(a, b, s, max_size); });
+}
+
+std::string Mutator::mutate_once(std::string_view in, uint32_t seed, size_t max_size) const {
   Edit ed(in, seed);
   const auto& toks = ed.toks();
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -288,7 +322,7 @@ std::string Mutator::mutate(std::string_view in, uint32_t seed, size_t max_size)
   return std::string(in.substr(0, max_size));
 }
 
-std::string Mutator::cross_over(std::string_view a, std::string_view b, uint32_t seed, size_t max_size) const {
+std::string Mutator::cross_once(std::string_view a, std::string_view b, uint32_t seed, size_t max_size) const {
   Edit ea(a, seed);
   std::string out;
   if (ea.coin(60)) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,17 @@ namespace wo::fuzz {
 
 class Mutator {
  public:
+  // Whether a program is worth keeping (the pipeline target: it passes sema,
+  // so codegen will see it).
+  using Filter = std::function<bool(std::string_view)>;
+
   // `pool`: programs to take fragments and names from (the seed corpus).
-  explicit Mutator(std::vector<std::string> pool);
+  // `keep`, when set, steers most mutations: of a program that passes it,
+  // four in five mutations retry (up to 8 times) until the result passes it
+  // too; a program that fails it is, one time in two, spliced into a passing
+  // pool program instead (steered the same way). Without that, under 1% of
+  // mutants got through sema.
+  explicit Mutator(std::vector<std::string> pool, Filter keep = {});
 
   // One mutation of `in`, at most `max_size` bytes. May return `in` unchanged
   // when no mutation fits.
@@ -35,7 +45,14 @@ class Mutator {
   size_t pool_size() const { return pool_.size(); }
 
  private:
+  std::string mutate_once(std::string_view in, uint32_t seed, size_t max_size) const;
+  std::string cross_once(std::string_view a, std::string_view b, uint32_t seed, size_t max_size) const;
+  // Calls `make(seed')` until `keep_` accepts the result (see the constructor).
+  template <class Make> std::string steered(std::string_view base, uint32_t seed, size_t max_size, Make make) const;
+
   std::vector<std::string> pool_;
+  Filter keep_;
+  std::vector<size_t> passing_;  // indices of pool_ programs that pass keep_
 };
 
 // The .wo files under `dirs` (recursively), for the pool.
