@@ -7,10 +7,15 @@
 //
 // The generated code is not run (docs/decisions/0016-fuzzing.md): mutated
 // programs call fs/proc builtins, loop forever and exit through traps.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -23,6 +28,43 @@
 #include "fuzz/mutator.h"
 
 namespace {
+
+// The mutator runs sema on its candidates (mutator.h), outside libFuzzer's
+// view: a crash there would leave an empty crash file, a hang would never
+// time out. So each candidate is first written to a file of its own
+// (mutant-PID.wo in $WO_FUZZ_MUTANT_DIR, default .), removed at a clean exit;
+// a watchdog aborts when one check takes over 20 s. fuzz/run.sh replays a
+// leftover file and keeps it when it crashes.
+std::string g_mutant_path;
+std::atomic<int64_t> g_check_started{0};  // steady-clock seconds + 1 while a check runs
+
+int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool passes_sema(std::string_view src) {
+  if (FILE* f = std::fopen(g_mutant_path.c_str(), "wb")) {
+    std::fwrite(src.data(), 1, src.size(), f);
+    std::fclose(f);
+  }
+  g_check_started = now_s() + 1;
+  bool ok = wo::fuzz::analyze_source(src, false)->info != nullptr;
+  g_check_started = 0;
+  return ok;
+}
+
+void start_watchdog() {
+  std::thread([] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));  // a timer, not synchronisation
+      int64_t started = g_check_started;
+      if (started && now_s() + 1 - started > 20) {
+        std::fprintf(stderr, "fuzz_pipeline: the mutator's sema check has run for 20 s on %s\n", g_mutant_path.c_str());
+        std::abort();
+      }
+    }
+  }).detach();
+}
 
 // Fragments and names for the mutator: the programs of the seed corpus (or
 // the directories in WO_FUZZ_POOL, separated by ':').
@@ -39,7 +81,6 @@ const wo::fuzz::Mutator& mutator() {
     } else {
       dirs = {WO_SOURCE_DIR "/corpus", WO_SOURCE_DIR "/examples"};
     }
-    auto passes_sema = [](std::string_view src) { return wo::fuzz::analyze_source(src, false)->info != nullptr; };
     return wo::fuzz::Mutator(wo::fuzz::read_wo_files(dirs), passes_sema);
   }();
   return m;
@@ -49,14 +90,18 @@ const wo::fuzz::Mutator& mutator() {
 // sema tests the code generator little.
 size_t g_inputs = 0, g_lowered = 0;
 
-void print_reach() {
+void at_exit() {
   std::fprintf(stderr, "fuzz_pipeline: %zu inputs, %zu passed sema and were lowered to IR\n", g_inputs, g_lowered);
+  std::remove(g_mutant_path.c_str());
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  std::atexit(print_reach);
+  const char* dir = std::getenv("WO_FUZZ_MUTANT_DIR");
+  g_mutant_path = std::string(dir && *dir ? dir : ".") + "/mutant-" + std::to_string(getpid()) + ".wo";
+  std::atexit(at_exit);
+  start_watchdog();
   // As woc's main does: codegen asks the registry for the host's data layout.
   llvm::InitializeNativeTarget();
   std::fprintf(stderr, "fuzz_pipeline: %zu programs in the mutator's pool\n", mutator().pool_size());

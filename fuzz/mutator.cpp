@@ -61,6 +61,11 @@ const char* const kWords[] = {
     "Bool", "Text", "Bytes", "Timestamp", "Id", "main", "@table", "@unique", "@index", "@gc", "pub(read)",
     "?Int", "?Text", "multi Int", "map<Text, Int>", "Dynamic", "cast", "extends", "spawn", "e", "x", "i"};
 
+// Type spellings for the type mutation (language.md §7).
+const char* const kTypes[] = {"Int",       "Float",     "Bool",           "Text",          "Bytes",
+                              "Timestamp", "multi Int", "multi Text",     "?Int",          "?Text",
+                              "?multi Int", "map<Text, Int>", "map<Int, Text>", "?map<Text, Int>", "Error"};
+
 const char* const kBuiltins[] = {
 #define BUILTIN(name, sym, result, params, flags) #name,
 #define NS_BUILTIN(ns, member, sym, result, params, flags) #ns "." #member,
@@ -244,7 +249,7 @@ std::string Mutator::mutate_once(std::string_view in, uint32_t seed, size_t max_
     } else {
       size_t i = ed.pick(n);
       const Tk& t = toks[i];
-      switch (ed.pick(12)) {
+      switch (ed.pick(14)) {
         case 0: {  // delete one to four tokens
           size_t j = std::min(n - 1, i + ed.pick(4));
           out = ed.replace(t.begin, toks[j].end, " ");
@@ -271,7 +276,7 @@ std::string Mutator::mutate_once(std::string_view in, uint32_t seed, size_t max_
             if (toks[j].kind == Tok::Ident) ids.push_back(j);
           if (ids.empty()) continue;
           const Tk& id = toks[ids[ed.pick(ids.size())]];
-          out = ed.replace(id.begin, id.end, ed.name_for(id.begin));
+          out = ed.replace(id.begin, id.end, ed.coin(10) ? std::string("nil") : ed.name_for(id.begin));
           break;
         }
         case 5: {  // a literal becomes an interesting value
@@ -307,6 +312,21 @@ std::string Mutator::mutate_once(std::string_view in, uint32_t seed, size_t max_
           auto [b, e] = ed.line_of(i);
           size_t w = ed.pick(std::size(kWrapOpen));
           out = ed.replace(b, e, std::string(kWrapOpen[w]) + std::string(in.substr(b, e - b)) + kWrapClose[w]);
+          break;
+        }
+        case 12:
+        case 13: {  // a declared type becomes nullable, plain, or another type
+          std::vector<size_t> types;  // the token after a `:` or `->`
+          for (size_t j = 0; j + 1 < n; ++j)
+            if (toks[j].kind == Tok::Colon || toks[j].kind == Tok::Arrow) types.push_back(j + 1);
+          if (types.empty()) continue;
+          const Tk& ty = toks[types[ed.pick(types.size())]];
+          if (ty.kind == Tok::Question)
+            out = ed.replace(ty.begin, ty.end, "");
+          else if (ed.coin(60))
+            out = ed.replace(ty.begin, ty.begin, "?");
+          else if (ty.kind == Tok::Ident)
+            out = ed.replace(ty.begin, ty.end, ed.coin(50) ? ed.one_of(kTypes) : ed.name_for(ty.begin));
           break;
         }
         case 11: {  // delete a whole `{ }` construct or duplicate it

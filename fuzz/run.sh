@@ -47,6 +47,7 @@ for t in "${targets[@]}"; do
   work=$dir/fuzz/work/$t
   art=$dir/fuzz/artifacts/$t
   mkdir -p "$work" "$art"
+  export WO_FUZZ_MUTANT_DIR=$art
   par=()
   [[ $jobs -gt 1 ]] && par=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "== fuzz_$t: ${time_s}s, $jobs job(s), max_len $max_len; findings go to $art"
@@ -56,6 +57,17 @@ for t in "${targets[@]}"; do
     -max_total_time="$time_s" -print_final_stats=1 -artifact_prefix="$art/" "${par[@]}" ${FUZZ_ARGS:-} \
     "$work" "$seeds"
   rc=$?
+  # A mutant file left behind: the process died while the mutator's sema
+  # check ran on it (fuzz_pipeline.cpp), or it is just the last one checked
+  # before a crash elsewhere. Kept only when it crashes on its own.
+  for m in "$art"/mutant-*.wo; do
+    [[ -f $m ]] || continue
+    if timeout 60 "$bin" -runs=1 "$m" >/dev/null 2>&1; then
+      rm -f "$m"
+    else
+      mv "$m" "$art/crash-in-mutator-$(sha1sum "$m" | cut -c1-40)"
+    fi
+  done
   after=$(ls "$art" | wc -l)
   if [[ $rc -ne 0 || $after -ne $before ]]; then
     echo "== fuzz_$t: FOUND something (exit $rc); new files in $art:" >&2
