@@ -208,6 +208,15 @@ Mutator::Mutator(std::vector<std::string> pool, Filter keep) : pool_(std::move(p
       if (keep_(pool_[i])) passing_.push_back(i);
 }
 
+bool Mutator::base_passes(std::string_view base) const {
+  // libFuzzer mutates one input several times in a row: remember the verdict.
+  if (base != last_base_) {
+    last_base_.assign(base);
+    last_base_passes_ = keep_(base);
+  }
+  return last_base_passes_;
+}
+
 template <class Make>
 std::string Mutator::steered(std::string_view base, uint32_t seed, size_t max_size, Make make) const {
   std::mt19937 rng(seed);
@@ -222,7 +231,7 @@ std::string Mutator::steered(std::string_view base, uint32_t seed, size_t max_si
     }
     return out;
   };
-  if (keep_(base)) return retry(make);
+  if (base_passes(base)) return retry(make);
   // A base that fails (a compile-fail seed, a broken mutant) rarely yields a
   // passing mutant: lend one of its constructs to a passing program instead.
   if (passing_.empty() || rng() % 2 == 0) return make(uint32_t(rng()));

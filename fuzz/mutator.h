@@ -53,6 +53,9 @@ class Mutator {
   std::vector<std::string> pool_;
   Filter keep_;
   std::vector<size_t> passing_;  // indices of pool_ programs that pass keep_
+  bool base_passes(std::string_view base) const;  // keep_(base), remembered for the last base
+  mutable std::string last_base_;
+  mutable bool last_base_passes_ = false;
 };
 
 // The .wo files under `dirs` (recursively), for the pool.
