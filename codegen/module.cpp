@@ -310,7 +310,7 @@ llvm::Constant* Emitter::site(int64_t line) {
 void Emitter::declare_fns() {
   auto declare = [&](const FnInfo& fn) {
     std::vector<llvm::Type*> params;
-    if (fn.self) params.push_back(ptr_);
+    if (fn.self) params.push_back(llvm_type(fn.self->type));  // a table row's self is its id, not a pointer
     for (auto* p : fn.params) params.push_back(llvm_type(p->type));
     auto* ft = llvm::FunctionType::get(llvm_type(fn.ret), params, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::InternalLinkage, fn.link_name, mod_.get());
