@@ -62,12 +62,15 @@ for t in "${targets[@]}"; do
   # before a crash elsewhere. Kept only when it crashes on its own.
   for m in "$art"/mutant-*.wo; do
     [[ -f $m ]] || continue
-    if timeout 60 "$bin" -runs=1 "$m" >/dev/null 2>&1; then
-      rm -f "$m"
+    sha=$(sha1sum "$m" | cut -c1-40)
+    if [[ -e $art/crash-$sha ]] ||
+       { mkdir -p "$art/.replay"; WO_FUZZ_MUTANT_DIR=$art/.replay timeout 60 "$bin" -runs=1 "$m" >/dev/null 2>&1; }; then
+      rm -f "$m"  # libFuzzer saved it already, or it does not crash
     else
-      mv "$m" "$art/crash-in-mutator-$(sha1sum "$m" | cut -c1-40)"
+      mv "$m" "$art/crash-in-mutator-$sha"
     fi
   done
+  rm -rf "$art/.replay"
   after=$(ls "$art" | wc -l)
   if [[ $rc -ne 0 || $after -ne $before ]]; then
     echo "== fuzz_$t: FOUND something (exit $rc); new files in $art:" >&2
