@@ -48,8 +48,10 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
   // nil / ?T into a plain slot (language.md §8.2): E211 for `return`, E212 for stores.
   bool from_maybe_nil = from->kind == TypeKind::Nil || from->is_nullable();
   if (from_maybe_nil && !to->is_nullable()) {
+    std::string unused;  // an unsatisfied interface is reported below (E205)
     bool base_fits = from->kind == TypeKind::Nil || assignable(to, fb) ||
-                     (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class);
+                     (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class &&
+                      satisfies(*fb->cls, *tb->iface, &unused));
     if (base_fits) {
       if (site == Flow::Arg && from->kind != TypeKind::Nil) return true;  // accepted, as the reference does
       if (site == Flow::Return) {
