@@ -2,11 +2,12 @@
 # Debian 12 as root: they install what is missing first (scripts/setup-deps.sh).
 BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
+FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan demo bench clean
+.PHONY: all deps configure build test test-asan fuzz fuzz-build demo bench clean
 
 all: build
 
@@ -29,6 +30,18 @@ test-asan: deps
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(TEST_JOBS)
 
+# libFuzzer targets (fuzz/README.md), built with clang-19 in their own build
+# directory; `make fuzz` runs each for FUZZ_TIME seconds (default 600), one
+# after the other. FUZZ_JOBS=N runs N workers per target.
+fuzz-build: deps
+	bash scripts/setup-fuzz-deps.sh
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 \
+	  -DCMAKE_CXX_COMPILER=clang++-19 -DWO_FUZZ=ON $(CMAKE_ARGS)
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_frontend fuzz_pipeline
+
+fuzz: fuzz-build
+	FUZZ_DIR=$(FUZZ_DIR) bash fuzz/run.sh
+
 demo: build
 	$(BUILD_DIR)/bin/woc run examples/demo
 
@@ -37,4 +50,4 @@ bench: build
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

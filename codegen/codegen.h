@@ -22,6 +22,8 @@ struct Options {
   bool with_c_main = false; // woc build: emit `int main(int, char**)`
 };
 
+// The module is NOT verified: run llvm::verifyModule before using it (the
+// driver reports a failure as an internal error; fuzz/ counts it as a finding).
 std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVMContext& ctx,
                                     const Options& opts);
 

@@ -45,6 +45,18 @@ std::string module_name(const fs::path& dir, const fs::path& root) {
   return s;
 }
 
+// Registers one file's bytes, lexes and parses them.
+ast::Ptr<ast::File> add_and_parse(const std::string& path, std::string text, const std::string& mod,
+                                  SourceManager& sm, Diagnostics& diags, const LexOptions& opts) {
+  SourceFile sf;
+  sf.path = path;
+  sf.text = std::move(text);
+  sf.module = mod;
+  uint32_t id = sm.add(std::move(sf));
+  std::vector<Token> toks = lex_file(id, sm.get(id).text, diags, opts);
+  return parse_file(id, std::move(toks), diags);
+}
+
 }  // namespace
 
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts) {
@@ -91,18 +103,22 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
         res.io_error = err;
         return res;
       }
-      SourceFile sf;
-      sf.path = f;
-      sf.text = std::move(text);
-      sf.module = mod;
-      uint32_t id = sm.add(std::move(sf));
-      std::vector<Token> toks = lex_file(id, sm.get(id).text, diags, opts);
-      m->files.push_back(parse_file(id, std::move(toks), diags));
+      m->files.push_back(add_and_parse(f, std::move(text), mod, sm, diags, opts));
     }
     substitute_constants(*m);
     res.program.modules.push_back(std::move(m));
   }
   return res;
+}
+
+ast::Program load_source(const std::string& path, std::string text, SourceManager& sm, Diagnostics& diags,
+                         const LexOptions& opts) {
+  ast::Program program;
+  auto m = std::make_unique<ast::Module>();
+  m->files.push_back(add_and_parse(path, std::move(text), "", sm, diags, opts));
+  substitute_constants(*m);
+  program.modules.push_back(std::move(m));
+  return program;
 }
 
 }  // namespace wo

@@ -19,4 +19,10 @@ struct LoadResult {
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags,
                         const LexOptions& opts);
 
+// A one-file program from memory (`path` is only what diagnostics show): what
+// load_program does for a .wo file, without the file system. The fuzz targets
+// (fuzz/) feed their inputs through it.
+ast::Program load_source(const std::string& path, std::string text, SourceManager& sm, Diagnostics& diags,
+                         const LexOptions& opts);
+
 }  // namespace wo

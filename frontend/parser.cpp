@@ -606,6 +606,10 @@ void TokenFeed::track(const PTok& t) {
           open_.resize(j);
           break;
         }
+        // A stray `)` or `]` inside a block does not close a bracket opened
+        // before the block: the parser is still inside the block, and recovery
+        // must think so too (else it syncs on top-level words in there).
+        if (open_[j].container) break;
       }
       break;
     }
@@ -615,6 +619,7 @@ void TokenFeed::track(const PTok& t) {
 }
 
 PTok TokenFeed::raw() {
+  ++raw_count_;
   PTok t = out_[pos_];
   if (pos_ + 1 < out_.size()) ++pos_;
   track(t);
@@ -655,13 +660,21 @@ PTok TokenFeed::next() {
 //    depth 0 - or at the start of a line, when the brackets opened since the
 //    error are closed again (a bracket left open by the broken declaration
 //    itself must not swallow the rest of the file).
+// Progress: a token handed back by the previous recovery and rejected again at
+// once (nothing read since) would be handed back forever; it is skipped as
+// part of the broken construct instead, and at the end of input parsing stops
+// (bison gives up on an error at end of input while recovering).
 PTok TokenFeed::recover() {
   auto sync = [](const PTok& at) { return PTok{T::SYNC, at.tok, Span{at.span.begin, 0}, true}; };
-  PTok t = last_;
-  if (t.kind == T::END || (t.kind == T::RBRACE && closed_container_)) {
+  auto hand_back = [&](const PTok& t) {
     pushback_ = t;
+    handed_back_at_ = raw_count_;
     return sync(t);
-  }
+  };
+  PTok t = last_;
+  const bool stalled = handed_back_at_ == raw_count_;
+  if (stalled && t.kind == T::END) return t;
+  if (!stalled && (t.kind == T::END || (t.kind == T::RBRACE && closed_container_))) return hand_back(t);
   int c = -1;
   for (size_t j = open_.size(); j-- > 0;)
     if (open_[j].container) {
@@ -670,25 +683,18 @@ PTok TokenFeed::recover() {
     }
   const size_t base = open_.size();
   int prev = T::NEWLINE;  // the error token may itself start a line
-  for (bool first = true;; first = false) {
+  for (bool first = !stalled;; first = false) {
     if (!first) {
       prev = t.kind;
       t = raw();
     }
-    if (t.kind == T::END) {
-      pushback_ = t;
-      return sync(t);
-    }
+    if (t.kind == T::END) return hand_back(t);
     if (c >= 0) {
-      if (t.kind == T::RBRACE && closed_container_) {
-        pushback_ = t;
-        return sync(t);
-      }
+      if (t.kind == T::RBRACE && closed_container_) return hand_back(t);
       if ((t.kind == T::NEWLINE || t.kind == T::SEMI) && int(open_.size()) == c + 1) return sync(t);
     } else if (top_starter(t.kind) &&
                (open_.empty() || (open_.size() <= base && (prev == T::NEWLINE || prev == T::SYNC) && !first))) {
-      pushback_ = t;
-      return sync(t);
+      return hand_back(t);
     }
   }
 }

@@ -54,11 +54,21 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
   if (assignable(to, from)) return true;
   const Type* tb = to->base();
   const Type* fb = from->base();
+  // An interface value holds an object; a table row is an id (codegen crashed
+  // on it at run time). Not implemented until interface values can carry one.
+  if (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class && fb->cls->is_table) {
+    error(DiagCode::E403, loc, what + ": a row of the @table class `" + fb->cls->name +
+                                   "` cannot be used as an interface value yet in woc; pass the row as `" +
+                                   fb->cls->name + "`");
+    return false;
+  }
   // nil / ?T into a plain slot (language.md §8.2): E211 for `return`, E212 for stores.
   bool from_maybe_nil = from->kind == TypeKind::Nil || from->is_nullable();
   if (from_maybe_nil && !to->is_nullable()) {
+    std::string unused;  // an unsatisfied interface is reported below (E205)
     bool base_fits = from->kind == TypeKind::Nil || assignable(to, fb) ||
-                     (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class);
+                     (tb->kind == TypeKind::Interface && fb->kind == TypeKind::Class &&
+                      satisfies(*fb->cls, *tb->iface, &unused));
     if (base_fits) {
       if (site == Flow::Arg && from->kind != TypeKind::Nil) return true;  // accepted, as the reference does
       if (site == Flow::Return) {

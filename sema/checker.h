@@ -163,6 +163,7 @@ class Checker {
   std::map<const ast::Expr*, Facts> facts_cache_;  // cond_facts of and/or/not nodes, per function
   const Type* as_target_ = nullptr;
   int table_count_ = 0;
+  bool table_field_type_ = false;  // resolving the declared type of a @table class's field (backlink allowed)
   bool inserting_ = false;     // checking the constructor of an `insert`
   std::vector<const ClassInfo*> cursors_;  // tables iterated by enclosing `for … in <query>` loops
   int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function

@@ -329,6 +329,13 @@ FnInfo* Checker::declare_fn(ast::FnDecl& decl, ClassInfo* owner, const std::stri
 const Type* Checker::resolve_type(const ast::TypeExpr* t) {
   if (!t) return types_.void_();
   Loc loc = at(t->span);
+  if (t->nullable && t->kind == ast::TypeExpr::Backlink) {
+    error(DiagCode::E225, loc, "`?backlink " + t->name + "." + t->second +
+                                   "`: a backlink is the set of referring rows and is never nil; drop the `?`");
+    ast::TypeExpr plain = *t;  // go on as if the `?` were not there: no cascade in constructors
+    plain.nullable = false;
+    return resolve_type(&plain);
+  }
   if (t->nullable) {
     ast::TypeExpr plain = *t;
     plain.nullable = false;
@@ -389,6 +396,16 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       return target;  // a row value is its id: `ref C` and `C` are the same handle
     }
     case ast::TypeExpr::Backlink: {
+      // A computed field of a table class (§7.8): resolve_table fills it in.
+      // Anywhere else nothing would, so it is not silently a `multi C` (but
+      // goes on as one, so that its uses are checked without a cascade).
+      if (!table_field_type_) {
+        error(DiagCode::E225, loc, "`backlink " + t->name + "." + t->second +
+                                       "` is only the type of a field of a @table class; use `multi " + t->name +
+                                       "` here");
+        const Type* elem = named(t->name);
+        return elem->is_poison() ? elem : types_.list_of(elem);
+      }
       const Type* source = named(t->name);
       if (source->is_poison()) return source;
       if (source->kind != TypeKind::Class || !source->cls->is_table) {
@@ -413,7 +430,9 @@ void Checker::resolve_class_fields(ClassInfo& cls) {
     f.name = d.name;
     f.decl = &d;
     f.pub_read = d.pub_read;
+    table_field_type_ = cls.is_table;
     f.type = resolve_type(d.type.get());
+    table_field_type_ = false;
     if (d.optional_marker) f.type = types_.nullable(f.type);
     if (!seen.insert(d.name).second)
       error(DiagCode::E215, at(d.span), "field `" + d.name + "` is declared twice in `" + cls.name + "`");
