@@ -117,7 +117,9 @@ g_hole() { echo "fn main() {"; echo "  let x = 7"; echo "  print($(rep "$1" '"${
 nested not-nest "$over" g_not "out:$((1 - under % 2))"
 nested neg-nest "$over" g_neg "out:$((under % 2 ? -7 : 7))"
 nested call-nest "$over" g_call "out:$under"
-nested list-nest "$over" g_list "out:1"
+# A list of lists is not expressible (decision 0015: WO-E403); under the limit
+# that refusal must still come quickly, past it the gate's WO-E113 comes first.
+nested list-nest "$over" g_list "code:WO-E403"
 nested right-nest "$over" g_right "out:$((under + 1))"
 nested if-nest "$n50k" g_if "out:in"
 nested while-nest "$over" g_while "out:in"
