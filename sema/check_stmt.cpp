@@ -94,6 +94,8 @@ bool Checker::check_flow(const Type* to, const Type* from, Loc loc, const std::s
 void Checker::check_fn(FnInfo& fn) {
   fn_ = &fn;
   facts_cache_.clear();
+  returns_cache_.clear();
+  exits_cache_.clear();
   tx_depth_ = 0;
   tx_loop_base_.clear();
   cur_module_ = fn.module;
@@ -176,6 +178,12 @@ Checker::Facts Checker::cond_facts(const ast::Expr& e) {
 
 // Whether control never leaves the block at its end (return, break, continue).
 bool Checker::block_exits(const ast::Block& b) {
+  auto [it, fresh] = exits_cache_.emplace(&b, false);
+  if (fresh) it->second = block_exits_now(b);  // cached like block_returns
+  return it->second;
+}
+
+bool Checker::block_exits_now(const ast::Block& b) {
   if (block_returns(b)) return true;
   if (b.stmts.empty()) return false;
   const ast::Stmt& last = *b.stmts.back();
@@ -411,7 +419,14 @@ bool Checker::stmts_return(const std::vector<ast::StmtPtr>& stmts) {
   return false;
 }
 
-bool Checker::block_returns(const ast::Block& b) { return stmts_return(b.stmts); }
+// Cached per block (std::map: the recursion's inserts keep `it` valid): for
+// `if … { return } else if … { return } …` every level asks about the whole
+// rest of the chain, which made 20,000 `else if`s quadratic.
+bool Checker::block_returns(const ast::Block& b) {
+  auto [it, fresh] = returns_cache_.emplace(&b, false);
+  if (fresh) it->second = stmts_return(b.stmts);
+  return it->second;
+}
 
 namespace {
 bool contains_break(const ast::Block& b);

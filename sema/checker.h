@@ -103,6 +103,7 @@ class Checker {
   bool is_narrowed(const Symbol* s) const;
   void kill_narrow(const Symbol* s);
   bool block_exits(const ast::Block& b);
+  bool block_exits_now(const ast::Block& b);
   void check_field_default(const FieldInfo& f, ClassInfo& cls);
   bool is_place(const ast::Expr& e);
 
@@ -161,6 +162,8 @@ class Checker {
   std::map<std::string, VariantInfo*> variants_by_name_;
   std::vector<std::vector<Symbol*>> narrow_;
   std::map<const ast::Expr*, Facts> facts_cache_;  // cond_facts of and/or/not nodes, per function
+  std::map<const ast::Block*, bool> returns_cache_;  // block_returns, per function
+  std::map<const ast::Block*, bool> exits_cache_;    // block_exits, per function
   const Type* as_target_ = nullptr;
   int table_count_ = 0;
   bool table_field_type_ = false;  // resolving the declared type of a @table class's field (backlink allowed)

@@ -5,8 +5,10 @@
 #
 # Writes OUT/NAME/main.wo for every case and OUT/cases.txt, one line per case:
 #   NAME MODES EXPECT
-# MODES: `all` (woc run and woc build) or `check` (woc check only: the largest
-# accepted programs, where compiling is what is being tested).
+# MODES: `all` (woc run and woc build), `scaled` (the same, for a case whose
+# size follows SCALE: run-deep.sh also checks that its time grows linearly) or
+# `check` (woc check only: the largest accepted programs, where compiling is
+# what is being tested).
 # EXPECT: `out:TEXT` (exit 0, stdout is TEXT and a newline), `ok` (exit 0) or
 # `code:WO-E###` (exit 1, that code with a file:line:col location).
 # SCALE (default 1) multiplies the chain lengths, to see how time grows.
@@ -50,33 +52,43 @@ case_() {
 
 # ---------------------------------------------------------------- flat chains: must work
 { echo "fn main() {"; echo "  let x = 1"; echo "  print_int($(join "$n20k" " + " x))"; echo "}"; } |
-  case_ add-chain all "out:$n20k"
+  case_ add-chain scaled "out:$n20k"
 { echo "fn main() {"; echo "  let x = 1"; echo "  print_int($n20k$(rep $((n20k - 1)) " - x"))"; echo "}"; } |
-  case_ sub-chain all "out:1"
+  case_ sub-chain scaled "out:1"
 { echo "fn main() {"; echo "  let x = 2"; echo "  print_int($(join "$n20k" " + " "x * x"))"; echo "}"; } |
-  case_ mixed-chain all "out:$((4 * n20k))"
+  case_ mixed-chain scaled "out:$((4 * n20k))"
 { echo "fn main() {"; echo "  let s = $(join "$n20k" " .. " '"ab"')"; echo "  print_int(len(s))"; echo "}"; } |
-  case_ concat-chain all "out:$((2 * n20k))"
+  case_ concat-chain scaled "out:$((2 * n20k))"
 # An interpolation is a `..` chain too: 5,000 holes and 5,000 literal pieces.
 { echo "fn main() {"; echo "  let x = 7"; echo "  let s = \"$(rep "$n5k" '${x}-')\""; echo "  print_int(len(s))"; echo "}"; } |
-  case_ interp-chain all "out:$((2 * n5k))"
+  case_ interp-chain scaled "out:$((2 * n5k))"
 { echo "fn main() {"; echo "  let x = $((n20k - 1))"; echo "  if $(numbered "$n20k" 'x == %d or ' | sed 's/ or $//') {"
   echo '    print("yes")'; echo "  }"; echo "}"; } |
-  case_ or-chain all "out:yes"
+  case_ or-chain scaled "out:yes"
 { echo "fn main() {"; echo "  let t = true"; echo "  print_int($(join "$n20k" " and " t))"; echo "}"; } |
-  case_ and-chain all "out:1"
+  case_ and-chain scaled "out:1"
 { echo "fn main() {"; echo "  let t = true"; echo "  print_int($(join "$n20k" " == " t))"; echo "}"; } |
-  case_ cmp-chain all "out:1"
+  case_ cmp-chain scaled "out:1"
 { echo "fn main() {"; echo "  let x = $((n20k - 1))"; echo "  if x == -1 {"; echo "    print_int(-1)"
   echo -n "  }"; numbered "$n20k" ' else if x == %d {\n    print_int(%d)\n  }'; echo " else {"
   echo "    print_int(-2)"; echo "  }"; echo "}"; } |
-  case_ else-if-chain all "out:$((n20k - 1))"
+  case_ else-if-chain scaled "out:$((n20k - 1))"
 { echo "fn main() {"; echo "  let s = 0"; rep "$n20k" '  s = s + 1\n'; echo "  print_int(s)"; echo "}"; } |
-  case_ many-stmts all "out:$n20k"
+  case_ many-stmts scaled "out:$n20k"
+# Generated dispatch: every branch returns (sema asks "does the rest return?" at each level).
+{ echo "fn pick(x: Int) -> Int {"; echo "  if x == -1 {"; echo "    return -1"
+  echo -n "  }"; numbered "$n20k" ' else if x == %d {\n    return %d\n  }'; echo " else {"
+  echo "    return -2"; echo "  }"; echo "}"; echo "fn main() {"; echo "  print_int(pick($((n20k - 1))))"; echo "}"; } |
+  case_ else-if-return-chain scaled "out:$((n20k - 1))"
+{ echo "fn pick(x: Int) -> Int {"; echo "  switch x {"; numbered "$n20k" '  case %d:\n    return %d\n'
+  echo "  default:"; echo "    return -1"; echo "  }"; echo "}"; echo "fn main() {"; echo "  print_int(pick($((n20k - 1))))"; echo "}"; } |
+  case_ switch-arms scaled "out:$((n20k - 1))"
+{ echo "fn main() {"; echo "  let xs = [$(numbered "$n20k" '%d, ')0]"; echo "  print_int(len(xs))"; echo "}"; } |
+  case_ list-items scaled "out:$((n20k + 1))"
 # A postfix chain: each call returns a fresh object, live to the end of the statement.
 { echo "class C {"; echo "  v: Int = 0"; echo "  fn inc() -> C {"; echo "    return C { v: self.v + 1 }"; echo "  }"; echo "}"
   echo "fn main() {"; echo "  let c = C {}"; echo "  print_int(c$(rep "$n5k" ".inc()").v)"; echo "}"; } |
-  case_ method-chain all "out:$n5k"
+  case_ method-chain scaled "out:$n5k"
 
 # ---------------------------------------------------------------- chains at the limit
 # Just under kMaxChain AST edges (the gate counts the statement and call above

@@ -11,7 +11,7 @@ namespace wo::driver {
 // Measured worst case at the gate's limits (docs/decisions/0014): ~60 MiB in
 // a release build, ~480 MiB with AddressSanitizer, whose frames are ~10x
 // larger; both get a reserve well above that.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr size_t kCompilerStackBytes = size_t(4) << 30;
 #else
 inline constexpr size_t kCompilerStackBytes = size_t(1) << 30;
