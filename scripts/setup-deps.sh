@@ -2,6 +2,9 @@
 # Installs the packages woc needs to build and test, on Debian 12 (bookworm).
 # Only missing packages are installed (detected with dpkg -s); apt-get update
 # runs only when something is missing; safe to run any number of times.
+# With arguments it installs those packages instead (setup-fuzz-deps.sh).
+# apt/dpkg may be busy (another install on the same machine): every apt-get
+# call is retried while the dpkg lock is held.
 #
 # llvm-19-dev's CMake package does not need zlib/zstd/libedit/libxml2/curl
 # development files to configure and link the shared libLLVM woc uses
@@ -10,6 +13,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev)
+[[ $# -gt 0 ]] && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -33,7 +37,24 @@ if [[ $(id -u) -ne 0 ]]; then
     exit 1
   fi
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+# apt-get waits for the lock itself with DPkg::Lock::Timeout (apt >= 1.9.11);
+# the loop covers the lists lock and older apt, and gives up after ~10 minutes.
+apt_retry() {
+  local try
+  for try in $(seq 1 60); do
+    if "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=60 "$@"; then
+      return 0
+    fi
+    if ! pgrep -x 'apt-get|apt|dpkg|unattended-upgr' >/dev/null 2>&1 &&
+       ! fuser /var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock >/dev/null 2>&1; then
+      return 1  # failed for another reason than a busy lock
+    fi
+    echo "setup-deps: apt is busy (try $try), waiting" >&2
+    sleep 10
+  done
+  return 1
+}
+
+apt_retry update -q
+apt_retry install -y -q --no-install-recommends "${missing[@]}"
 echo "setup-deps: installed ${missing[*]}"
