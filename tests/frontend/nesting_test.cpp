@@ -12,28 +12,14 @@
 #include "frontend/nesting.h"
 #include "frontend/parser.h"
 #include "frontend/token.h"
+#include "tests/frontend/parse_support.h"
 
 using namespace wo;
 using namespace wo::ast;
 
 namespace {
 
-struct Parsed {
-  SourceManager sm;
-  std::unique_ptr<Diagnostics> diags;
-  Ptr<File> file;
-};
-
-std::unique_ptr<Parsed> parse(const std::string& src) {
-  auto p = std::make_unique<Parsed>();
-  SourceFile f;
-  f.path = "t.wo";
-  f.text = src;
-  uint32_t id = p->sm.add(std::move(f));
-  p->diags = std::make_unique<Diagnostics>(p->sm);
-  p->file = parse_file(id, lex_file(id, p->sm.get(id).text, *p->diags, LexOptions{}), *p->diags);
-  return p;
-}
+using wo_test::parse;
 
 std::string repeat(const std::string& s, size_t n) {
   std::string out;

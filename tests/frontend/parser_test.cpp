@@ -14,6 +14,7 @@
 #include "frontend/const_subst.h"
 #include "frontend/loader.h"
 #include "frontend/parser.h"
+#include "tests/frontend/parse_support.h"
 #include "frontend/token.h"
 
 using namespace wo;
@@ -168,35 +169,8 @@ std::string field(const FieldDecl& f) {
 
 // ---------------------------------------------------------------- harness
 
-struct Parsed {
-  SourceManager sm;
-  std::unique_ptr<Diagnostics> diags;
-  Ptr<File> file;
-  std::vector<std::string> codes() const {
-    std::vector<std::string> v;
-    for (auto& d : diags->all()) v.push_back(diag_code_text(d.code));
-    return v;
-  }
-  std::string messages() const {
-    std::string s;
-    for (auto& d : diags->all())
-      s += std::string(diag_code_text(d.code)) + " " + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) +
-           " " + d.message + "\n";
-    return s;
-  }
-};
-
-std::unique_ptr<Parsed> parse(const std::string& src) {
-  auto p = std::make_unique<Parsed>();
-  SourceFile f;
-  f.path = "t.wo";
-  f.text = src;
-  uint32_t id = p->sm.add(std::move(f));
-  p->diags = std::make_unique<Diagnostics>(p->sm);
-  auto toks = lex_file(id, p->sm.get(id).text, *p->diags, LexOptions{});
-  p->file = parse_file(id, std::move(toks), *p->diags);
-  return p;
-}
+using wo_test::Parsed;
+using wo_test::parse;  // the harness: tests/frontend/parse_support.h
 
 // Body of `fn f() { <body> }` printed as a block; fails the test on diagnostics.
 std::string body(const std::string& b) {
