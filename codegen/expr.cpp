@@ -5,6 +5,7 @@
 
 #include "codegen/emitter.h"
 #include "common/traps.h"
+#include "wo_runtime.h"  // the nil spellings, shared with the runtime
 
 namespace wo::codegen {
 
@@ -77,16 +78,16 @@ llvm::Value* Emitter::nil_of(const Type* t) {
   const Type* base = t->base();
   if (base->is_heap()) return llvm::ConstantPointerNull::get(ptr_);
   if (base->kind == TypeKind::Float)
-    return llvm::ConstantFP::get(ctx_, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, 0x7FF8000000000EE1ULL)));
-  return b_.getInt64(-(int64_t(1) << 62));  // WO_NIL_SCALAR
+    return llvm::ConstantFP::get(ctx_, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, WO_NIL_FLOAT_BITS)));
+  return b_.getInt64(WO_NIL_SCALAR);
 }
 
 llvm::Value* Emitter::is_nil(llvm::Value* v, const Type* t) {
   const Type* base = t->base();
   if (base->is_heap()) return b_.CreateIsNull(v);
   if (base->kind == TypeKind::Float)
-    return b_.CreateICmpEQ(b_.CreateBitCast(v, i64_), b_.getInt64(0x7FF8000000000EE1LL));
-  return b_.CreateICmpEQ(v, b_.getInt64(-(int64_t(1) << 62)));
+    return b_.CreateICmpEQ(b_.CreateBitCast(v, i64_), b_.getInt64(WO_NIL_FLOAT_BITS));
+  return b_.CreateICmpEQ(v, b_.getInt64(WO_NIL_SCALAR));
 }
 
 Val Emitter::coerce(Val v, const Type* from, const Type* to) {
@@ -134,7 +135,7 @@ Val Emitter::coerce(Val v, const Type* from, const Type* to) {
 // spells nil cannot be held, so it traps BOUNDS instead of turning into nil
 // (docs/decisions/0015). Constants other than that value need no check.
 llvm::Value* Emitter::not_nil_marker(llvm::Value* v) {
-  const int64_t marker = -(int64_t{1} << 62);  // WO_NIL_SCALAR
+  const int64_t marker = WO_NIL_SCALAR;
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v); c && c->getSExtValue() != marker) return v;
   llvm::BasicBlock* trap_bb = new_block("nilmarker.trap");
   llvm::BasicBlock* ok_bb = new_block("nilmarker.ok");
@@ -610,7 +611,7 @@ Val Emitter::emit_map_index(const ast::Expr& e) {
     b_.CreateBr(done_bb);
     b_.SetInsertPoint(done_bb);
     llvm::PHINode* r = b_.CreatePHI(i64_, 2);
-    r->addIncoming(b_.getInt64(-(int64_t{1} << 62)), from_bb);
+    r->addIncoming(b_.getInt64(WO_NIL_SCALAR), from_bb);
     r->addIncoming(got, hit_end);
     return Val{r};
   }
