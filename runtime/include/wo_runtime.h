@@ -154,7 +154,9 @@ enum {
   WO_TY_LIST = 6,                // `elem` = element type
   WO_TY_MAP = 7,                 // `elem` = key type (INT or TEXT), `value` = value type
   WO_TY_NULLABLE = 8,            // `elem` = the non-nullable inner type
-  WO_TY_JSON_VALUE = 9
+  WO_TY_JSON_VALUE = 9,
+  WO_TY_UNION = 10,              // a payload union (a pointer): `variants[tag]` lays out each variant
+  WO_TY_ACTOR = 11               // an actor address: a 64-bit word, copied as is
 };
 
 struct WoClassDesc;
@@ -163,6 +165,12 @@ typedef struct WoTypeDesc {
   const struct WoTypeDesc* elem;
   const struct WoTypeDesc* value;
   const struct WoClassDesc* cls;
+  // WO_TY_UNION: one class descriptor per variant, indexed by the tag (the
+  // int64 right after the header); a variant's fields carry their offsets
+  // from the start of the object. Bare variants are immortal constants
+  // (nfields 0). A bare-only union is a plain tag and described as WO_TY_INT.
+  int64_t nvariants;
+  const struct WoClassDesc* variants;
 } WoTypeDesc;
 
 typedef struct WoFieldDesc {
@@ -212,11 +220,11 @@ int64_t wo_gc_tracked(void);  // live traced objects (for tests)
 WoError* wo_catch(void* exception);
 
 // ---- stack depth ------------------------------------------------------------
-// Generated functions compare their frame address with this limit on entry and
-// raise STACK (3) below it, so runaway recursion is a catchable trap, not a
-// crash. Set by wo_start from the thread's stack size, with a margin that
-// leaves room to unwind.
-extern uintptr_t wo_stack_limit;
+// Generated functions compare their frame address with the running fiber's
+// WoFiberLocal.stack_limit (wo_actor.h) on entry and raise STACK (3) below
+// it, so runaway recursion is a catchable trap, not a crash. The runtime sets
+// it from the stack of `main`'s thread (with a margin that leaves room to
+// unwind) and from each fiber's stack.
 
 // ---- program entry ----------------------------------------------------------
 // Runs `entry` with the program's arguments (a multi Text; argv[0] excluded)
