@@ -71,7 +71,9 @@ run() {
   local -a cmd=("$woc" run "$here/$prog.wo")
   [[ $mode == native ]] && cmd=("$tmp/$prog")
   # `env` execs the program: $pid is the program's (woc's with the JIT).
-  env "${envs[@]}" WO_SHARDS="$shards" WO_EPHEMERAL=1 "${cmd[@]}" >"$tmp/fifo" 2>"$tmp/err" </dev/null &
+  # Background jobs of a script start with SIGINT ignored: restore the default.
+  env --default-signal=INT,TERM "${envs[@]}" WO_SHARDS="$shards" WO_EPHEMERAL=1 "${cmd[@]}" \
+    >"$tmp/fifo" 2>"$tmp/err" </dev/null &
   pid=$!
   exec 3<"$tmp/fifo"
   timed_out=0

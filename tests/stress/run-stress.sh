@@ -6,7 +6,7 @@
 #   tests/stress/run-stress.sh native|jit WOC PEAK_RSS
 #
 # WO_STRESS_SIZE=full (default: 100,051 actors, 10,000,000 messages) or small
-# (10,111 actors, 100,000 messages: sanitizer builds); WO_STRESS_SECONDS bounds
+# (10,011 actors, 100,000 messages: sanitizer builds); WO_STRESS_SECONDS bounds
 # the run (default 60 full, 300 small); WO_STRESS_RSS_KB overrides the RSS
 # bound. The program runs on WO_SHARDS shards when set, else on all CPUs.
 set -uo pipefail
