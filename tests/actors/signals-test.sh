@@ -2,9 +2,11 @@
 # Signals and program end with actors (issue 8 item 8; runtime.md §3.10, §5.4):
 #
 #   drain (SIGTERM, SIGINT)  drain.wo: once the program prints `ready` and
-#       three deliveries, the signal is sent; main observes env.stopping(),
-#       prints `stop observed after N sends` and returns: exit 0, and every
-#       note 0..N-1 was delivered (in order with one shard).
+#       three deliveries, the signal is sent; main observes env.stopping()
+#       right after a send, prints `stop observed after N sends`, waits
+#       (without parking) until the sinks have recorded all N notes, prints
+#       `all N delivered` and returns: exit 0, and every note 0..N-1 was
+#       delivered exactly once (in order with one shard).
 #   parked-exit              parked-exit.wo: main returns 7 while sleepers are
 #       parked in a ten-minute time.sleep: exit 7 well within the bound, no
 #       sleeper wakes.
@@ -138,6 +140,7 @@ for shards in 1 2; do
     if [[ -z $sent ]]; then
       problems+=("no 'stop observed after N sends' line")
     else
+      grep -qx "all $sent delivered" "$tmp/out" || problems+=("no 'all $sent delivered' line")
       # Every note sent before the stop was observed was delivered, once.
       seq 0 $((sent - 1)) | sed 's/^/delivered /' >"$tmp/want"
       grep '^delivered ' "$tmp/out" >"$tmp/got"
