@@ -343,6 +343,8 @@ void register_actor(Actor* a) {
 
 void ensure_started() {
   if (started()) return;
+  // Publish the TLS offset before any worker reads it (wo_start normally has).
+  if (wo_fiber_local_offset == 0) init_thread_local(local().stack_limit);
   g_rt = new Runtime;
   g_rt->mailbox_cap = read_mailbox_cap();
   int n = shard_count();
