@@ -175,11 +175,11 @@ void Emitter::finish_function_pad(Region& r) {
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
-// address with the limit the runtime computed (wo_stack_limit).
+// address with the running fiber's limit (WoFiberLocal.stack_limit, read
+// through the thread pointer like the back-edge budget: actors.cpp).
 void Emitter::emit_stack_check() {
   llvm::AllocaInst* probe = entry_alloca(b_.getInt8Ty(), "frame");
-  auto* limit = mod_->getOrInsertGlobal("wo_stack_limit", i64_);
-  llvm::Value* below = b_.CreateICmpULT(b_.CreatePtrToInt(probe, i64_), b_.CreateLoad(i64_, limit, "stack.limit"));
+  llvm::Value* below = b_.CreateICmpULT(b_.CreatePtrToInt(probe, i64_), stack_limit());
   llvm::BasicBlock* trap_bb = new_block("stack.overflow");
   llvm::BasicBlock* ok_bb = new_block("stack.ok");
   b_.CreateCondBr(below, trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
