@@ -5,6 +5,7 @@
 // and the function-entry stack limit).
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/emitter.h"
 #include "common/traps.h"
@@ -16,14 +17,20 @@ namespace {
 constexpr unsigned kBudget = 0, kStackLimit = 1;
 }  // namespace
 
-// &WoFiberLocal of the running thread: llvm.thread.pointer() +
+// &WoFiberLocal of the running thread: the thread pointer +
 // wo_fiber_local_offset (the runtime's TLS is static, so the offset is the
 // same on every thread). No call: this runs at every loop back-edge.
+// x86-64 has no lowering of llvm.thread.pointer in LLVM 19; there the
+// thread pointer is the FS base, so the pointer is `offset` in address space
+// 257 (FS-relative: `mov %fs:offset`). Elsewhere, llvm.thread.pointer().
 llvm::Value* Emitter::fiber_local() {
-  auto* offset = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
+  auto* offset_gv = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
+  llvm::Value* offset = b_.CreateLoad(i64_, offset_gv, "fiber.offset");
+  if (llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64)
+    return b_.CreateIntToPtr(offset, llvm::PointerType::get(ctx_, 257), "fiber.local");
   llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer, {ptr_});
   llvm::Value* base = b_.CreateCall(tp, {}, "tp");
-  return b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateLoad(i64_, offset, "fiber.offset"), "fiber.local");
+  return b_.CreateGEP(b_.getInt8Ty(), base, offset, "fiber.local");
 }
 
 llvm::StructType* Emitter::fiber_local_type() {
