@@ -1,11 +1,9 @@
 // Actors (language.md §14) against the C ABI of runtime/include/wo_actor.h:
 // `spawn`, the ACTOR builtins of common/builtins.def (send, call, monitor,
 // time.after), one WoActorType constant per spawned class with its receive
-// trampoline, and the per-fiber state read inline (the loop back-edge budget
-// and the function-entry stack limit).
-#include <llvm/IR/Intrinsics.h>
+// trampoline, and the loop back-edge budget read inline from the per-fiber
+// state (Emitter::fiber_local in function.cpp; the entry stack check uses it too).
 #include <llvm/IR/MDBuilder.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/emitter.h"
 #include "common/traps.h"
@@ -14,24 +12,8 @@ namespace wo::codegen {
 
 namespace {
 // Field positions in WoFiberLocal (wo_actor.h).
-constexpr unsigned kBudget = 0, kStackLimit = 1;
+constexpr unsigned kBudget = 0;
 }  // namespace
-
-// &WoFiberLocal of the running thread: the thread pointer +
-// wo_fiber_local_offset (the runtime's TLS is static, so the offset is the
-// same on every thread). No call: this runs at every loop back-edge.
-// x86-64 has no lowering of llvm.thread.pointer in LLVM 19; there the
-// thread pointer is the FS base, so the pointer is `offset` in address space
-// 257 (FS-relative: `mov %fs:offset`). Elsewhere, llvm.thread.pointer().
-llvm::Value* Emitter::fiber_local() {
-  auto* offset_gv = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
-  llvm::Value* offset = b_.CreateLoad(i64_, offset_gv, "fiber.offset");
-  if (llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64)
-    return b_.CreateIntToPtr(offset, llvm::PointerType::get(ctx_, 257), "fiber.local");
-  llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer, {ptr_});
-  llvm::Value* base = b_.CreateCall(tp, {}, "tp");
-  return b_.CreateGEP(b_.getInt8Ty(), base, offset, "fiber.local");
-}
 
 llvm::StructType* Emitter::fiber_local_type() {
   return llvm::StructType::get(ctx_, {i64_, i64_});
@@ -54,12 +36,6 @@ void Emitter::emit_preempt_check() {
   call(rt("wo_yield"), {});  // an invoke: after the program's end it unwinds this fiber
   b_.CreateBr(go_bb);
   b_.SetInsertPoint(go_bb);
-}
-
-// The address of this frame against the fiber's stack limit (STACK below it).
-llvm::Value* Emitter::stack_limit() {
-  llvm::Value* lp = b_.CreateStructGEP(fiber_local_type(), fiber_local(), kStackLimit, "stack.limit.ptr");
-  return b_.CreateLoad(i64_, lp, "stack.limit");
 }
 
 // The message as the runtime's 64-bit word (a pointer, or a bare union's tag).

@@ -109,6 +109,7 @@ class Emitter {
 
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
+  llvm::Value* fiber_local();   // this thread's WoFiberLocal*
   void emit_stack_check();
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding
@@ -145,10 +146,8 @@ class Emitter {
   llvm::BasicBlock* new_block(const std::string& name);
 
   // ---- actors.cpp
-  llvm::Value* fiber_local();              // &WoFiberLocal of this thread (wo_actor.h)
-  llvm::StructType* fiber_local_type();
+  llvm::StructType* fiber_local_type();    // WoFiberLocal (fiber_local() is in function.cpp)
   void emit_preempt_check();               // at every loop back-edge
-  llvm::Value* stack_limit();              // WoFiberLocal.stack_limit
   llvm::Value* message_word(llvm::Value* v);
   llvm::Function* receive_trampoline(const ClassInfo* cls, const FnInfo* recv);
   llvm::Constant* actor_type(const ClassInfo* cls);  // WoActorType
