@@ -419,8 +419,7 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       // record or union (a @table row is an id, not a message).
       const Type* msg = named(t->name);
       if (msg->is_poison()) return msg;
-      bool ok = (msg->kind == TypeKind::Class && !msg->cls->is_table) || msg->kind == TypeKind::Union;
-      if (!ok) {
+      if (!message_type_ok(msg)) {
         error(DiagCode::E225, loc, "`actor " + t->name + "`: a message type is a class, record or union, not " +
                                        type_name(msg));
         return types_.poison();
