@@ -46,8 +46,4 @@ int64_t reductions() {
 
 }  // namespace wo::sched
 
-// Declared in wo_actor.h. Set during static initialisation, on the one
-// thread there is, so that shard threads and generated code only ever read
-// it (ThreadSanitizer reported worker threads racing to set it first when
-// wo_start had not run, as in the unit tests).
-int64_t wo_fiber_local_offset = wo::sched::thread_offset();
+int64_t wo_fiber_local_offset = 0;  // declared in wo_actor.h
