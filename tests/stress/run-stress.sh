@@ -7,7 +7,7 @@
 #
 # WO_STRESS_SIZE=full (default: 100,051 actors, 10,000,000 messages) or small
 # (10,011 actors, 100,000 messages: sanitizer builds); WO_STRESS_SECONDS bounds
-# the run (default 30 full, 300 small); WO_STRESS_RSS_KB overrides the RSS
+# the run (default 60 full, 300 small); WO_STRESS_RSS_KB overrides the RSS
 # bound (`none`: not checked, for sanitizer builds, whose shadow memory and
 # quarantine dwarf the program's). The program runs on WO_SHARDS shards when
 # set, else on all CPUs.
@@ -21,7 +21,7 @@ mode=$1 woc=$2 peak_rss=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 size=${WO_STRESS_SIZE:-full}
 case $size in
-  full) params=(500 100 100 50 1000 50) limit=${WO_STRESS_SECONDS:-30} ;;
+  full) params=(500 100 100 50 1000 50) limit=${WO_STRESS_SECONDS:-60} ;;
   small) params=(50 100 10 10 500 5) limit=${WO_STRESS_SECONDS:-300} ;;
   *) echo "WO_STRESS_SIZE must be full or small" >&2; exit 2 ;;
 esac
