@@ -96,11 +96,22 @@ void add_sanitizers(llvm::Module& m, llvm::ModulePassManager& mpm, const std::st
     mpm.addPass(llvm::ModuleThreadSanitizerPass());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
   }
-  // Globals are registered with an explicit array (UseGlobalGC off): the
-  // ELF-section form needs __start_/__stop_ symbols the JIT does not define.
-  if (address)
+  if (address) {
+    // Heap and stack accesses are checked; globals are not given redzones.
+    // They are constants (literals, descriptors) that generated code only
+    // reads, a redzoned global needs registering at start-up (section
+    // symbols the JIT does not define), and a text literal's global is named
+    // `.text`, which the redzoned copy turns into an assembler symbol that
+    // clashes with the section.
+    for (llvm::GlobalVariable& g : m.globals()) {
+      llvm::GlobalValue::SanitizerMetadata md =
+          g.hasSanitizerMetadata() ? g.getSanitizerMetadata() : llvm::GlobalValue::SanitizerMetadata();
+      md.NoAddress = true;
+      g.setSanitizerMetadata(md);
+    }
     mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions(), /*UseGlobalGC=*/false,
                                            /*UseOdrIndicator=*/false));
+  }
 }
 
 }  // namespace
