@@ -38,6 +38,9 @@ struct Fiber {
   Shard* shard = nullptr;
   uintptr_t stack_limit = 0;
   void* tsan = nullptr;
+  const void* stack_lo = nullptr;   // the stack's bounds (for AddressSanitizer)
+  size_t stack_size = 0;
+  void* asan_fake = nullptr;
   Actor* task = nullptr;        // delivery fibers: the actor to run next (nullptr: exit)
   Actor* serving = nullptr;     // the actor whose receive this fiber is running
   uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
@@ -61,6 +64,7 @@ struct Envelope {
 struct CallWait {
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
+  Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
   Shard* shard = nullptr;       // the caller's shard
   uint64_t park_id = 0;
   uint64_t reply = 0;
@@ -119,6 +123,7 @@ struct Actor {
   std::vector<Monitor> monitors;      // home only
   std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
   std::atomic<bool> dead{false};
+  Actor* waiting_on = nullptr;        // its receive is parked in a call to this actor (home only)
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
 };
@@ -163,6 +168,8 @@ struct Shard {
   // The inbox: any thread pushes, the shard drains.
   std::mutex mu;
   std::vector<InboxItem> inbox;
+  std::atomic<bool> has_mail{false};        // inbox non-empty (a lock-free peek)
+  std::atomic<bool> sleeping{false};        // in poll(): a poster must write the eventfd
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   bool quit = false;                        // the loop returns (shutdown)
 };

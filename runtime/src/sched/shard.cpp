@@ -16,6 +16,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "../stop.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "asan_fiber.h"
 #include "fiber_local.h"
 #include "tsan_fiber.h"
 #include "wo_db.h"
@@ -38,6 +40,15 @@ namespace {
 
 constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on first touch
 constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
+constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox this long before sleeping
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 Runtime* g_rt = nullptr;
 std::atomic<bool> g_started{false};
@@ -69,8 +80,8 @@ int64_t read_mailbox_cap() {
   return n;
 }
 
-// The lowest usable frame address of the calling thread's own stack.
-uintptr_t thread_stack_limit() {
+// Records the calling thread's own stack bounds in `f`.
+void thread_stack(Fiber* f) {
   pthread_attr_t attr;
   void* lo = nullptr;
   size_t size = 0;
@@ -78,8 +89,22 @@ uintptr_t thread_stack_limit() {
     pthread_attr_getstack(&attr, &lo, &size);
     pthread_attr_destroy(&attr);
   }
-  return lo ? reinterpret_cast<uintptr_t>(lo) + kStackMargin : 0;
+  f->stack_lo = lo;
+  f->stack_size = size;
 }
+
+// protected_fixedsize_stack that also tells the fiber where its stack is.
+struct RecordingStack {
+  Fiber* f;
+  boost::context::protected_fixedsize_stack inner{kFiberStack};
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc = inner.allocate();
+    f->stack_size = sc.size;
+    f->stack_lo = static_cast<char*>(sc.sp) - sc.size;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
+};
 
 void delivery_body(Fiber* f) {
   Shard* s = f->shard;
@@ -98,11 +123,11 @@ Fiber* make_fiber(Shard* s, void (*body)(Fiber*)) {
   f->shard = s;
   f->tsan = wo_tsan_fiber_create();
   f->cont = boost::context::fiber(
-      std::allocator_arg, boost::context::protected_fixedsize_stack(kFiberStack),
+      std::allocator_arg, RecordingStack{f},
       [f, body](boost::context::fiber&& caller) {
+        wo_asan_finish_switch(nullptr);
         t_prev->cont = std::move(caller);
-        char here;
-        f->stack_limit = reinterpret_cast<uintptr_t>(&here) - kFiberStack + kStackMargin;
+        f->stack_limit = reinterpret_cast<uintptr_t>(f->stack_lo) + kStackMargin;
         local().stack_limit = f->stack_limit;
         body(f);
         f->finished = true;
@@ -110,6 +135,7 @@ Fiber* make_fiber(Shard* s, void (*body)(Fiber*)) {
         t_prev = f;
         t_cur = to;
         local().stack_limit = to->stack_limit;
+        wo_asan_start_switch(nullptr, to->stack_lo, to->stack_size);
         wo_tsan_fiber_switch(to->tsan);
         return std::move(to->cont);
       });
@@ -129,10 +155,12 @@ Fiber* take_idle(Shard* s) {
 }
 
 void drain_inbox(Shard* s) {
+  if (!s->has_mail.load(std::memory_order_acquire)) return;  // the common case costs no lock
   std::vector<InboxItem> items;
   {
     std::lock_guard lk(s->mu);
     items.swap(s->inbox);
+    s->has_mail.store(false, std::memory_order_relaxed);
   }
   for (InboxItem& it : items) {
     switch (it.kind) {
@@ -166,19 +194,44 @@ void cancel_main_on_stop(Shard* s) {
   push_run(s, Runnable{m, nullptr});
 }
 
+// Nothing to run: first spin a little (a reply or the next hop of a ring
+// usually arrives within microseconds, and waking a sleeping thread costs far
+// more), then sleep on the eventfd, bounded by the next timer and by 1 s.
+// `sleeping` and `has_mail` form a Dekker pair with post(): the poster writes
+// the eventfd only when the shard may be asleep, and the shard re-checks its
+// inbox after announcing that it sleeps, so no post is missed.
 void idle_wait(Shard* s) {
+  int64_t deadline = s->timers.empty() ? INT64_MAX : s->timers.top().deadline_us;
+  int64_t spin_until = now_us() + kSpinUs;
+  for (int i = 0; !s->has_mail.load(std::memory_order_acquire); ++i) {
+    if ((i & 63) == 63) {
+      int64_t now = now_us();
+      if (now >= deadline) return;
+      if (now >= spin_until) break;
+      if (g_rt->shutdown.load(std::memory_order_relaxed) || (s->id == 0 && stop_requested())) return;
+    }
+    if (i < 256)
+      cpu_relax();
+    else
+      sched_yield();  // a loaded machine: let the thread we are waiting for run
+  }
+  if (s->has_mail.load(std::memory_order_acquire)) return;
   int timeout_ms = 1000;
-  if (!s->timers.empty()) {
-    int64_t left = s->timers.top().deadline_us - now_us();
+  if (deadline != INT64_MAX) {
+    int64_t left = deadline - now_us();
     if (left <= 0) return;
     int64_t ms = (left + 999) / 1000;
     if (ms < timeout_ms) timeout_ms = static_cast<int>(ms);
   }
-  pollfd p{s->efd, POLLIN, 0};
-  if (::poll(&p, 1, timeout_ms) > 0) {
-    uint64_t n;
-    if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
+  s->sleeping.store(true, std::memory_order_seq_cst);
+  if (!s->has_mail.load(std::memory_order_seq_cst)) {
+    pollfd p{s->efd, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) > 0) {
+      uint64_t n;
+      if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
+    }
   }
+  s->sleeping.store(false, std::memory_order_relaxed);
 }
 
 void run(Shard* s, Runnable r) {
@@ -248,7 +301,8 @@ void worker_main(Shard* s) {
   t_shard = s;
   auto* sched = new Fiber;
   sched->shard = s;
-  sched->stack_limit = thread_stack_limit();
+  thread_stack(sched);
+  sched->stack_limit = sched->stack_lo ? reinterpret_cast<uintptr_t>(sched->stack_lo) + kStackMargin : 0;
   sched->tsan = wo_tsan_fiber_current();
   sched->native = true;
   init_thread_local(sched->stack_limit);
@@ -267,9 +321,11 @@ void switch_to(Fiber* from, Fiber* to) {
   t_prev = from;
   t_cur = to;
   local().stack_limit = to->stack_limit;
+  wo_asan_start_switch(&from->asan_fake, to->stack_lo, to->stack_size);
   wo_tsan_fiber_switch(to->tsan);
   boost::context::fiber back = std::move(to->cont).resume();
   // Running `from` again: whoever switched here left itself in t_prev.
+  wo_asan_finish_switch(from->asan_fake);
   t_prev->cont = std::move(back);
 }
 
@@ -287,13 +343,12 @@ int64_t now_us() {
 void push_run(Shard* s, Runnable r) { s->runq.push_back(r); }
 
 void post(Shard* to, InboxItem item) {
-  bool was_empty;
   {
     std::lock_guard lk(to->mu);
-    was_empty = to->inbox.empty();
     to->inbox.push_back(item);
+    to->has_mail.store(true, std::memory_order_seq_cst);
   }
-  if (was_empty) {
+  if (to->sleeping.load(std::memory_order_seq_cst)) {
     uint64_t one = 1;
     if (::write(to->efd, &one, sizeof one) < 0) { /* the counter is saturated: already awake */ }
   }
@@ -343,6 +398,8 @@ void register_actor(Actor* a) {
 
 void ensure_started() {
   if (started()) return;
+  // Publish the TLS offset before any worker reads it (wo_start normally has).
+  if (wo_fiber_local_offset == 0) init_thread_local(local().stack_limit);
   g_rt = new Runtime;
   g_rt->mailbox_cap = read_mailbox_cap();
   int n = shard_count();
@@ -360,6 +417,7 @@ void ensure_started() {
   m->is_main = true;
   m->native = true;
   m->stack_limit = local().stack_limit;
+  thread_stack(m);
   m->tsan = wo_tsan_fiber_current();
   g_rt->main = m;
   t_cur = m;
