@@ -109,6 +109,7 @@ class Emitter {
 
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
+  llvm::Value* fiber_local();   // this thread's WoFiberLocal*
   void emit_stack_check();
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding

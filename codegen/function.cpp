@@ -4,6 +4,8 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include "codegen/emitter.h"
+
+#include <llvm/IR/Intrinsics.h>
 #include "common/traps.h"
 
 namespace wo::codegen {
@@ -174,11 +176,19 @@ void Emitter::finish_function_pad(Region& r) {
   b_.CreateResume(r.lp);
 }
 
+// The running thread's WoFiberLocal (wo_actor.h) without a call: the thread
+// pointer plus the offset the runtime published (the same on every thread).
+llvm::Value* Emitter::fiber_local() {
+  llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
+  auto* offset = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
+  return b_.CreateGEP(b_.getInt8Ty(), b_.CreateCall(tp, {}), b_.CreateLoad(i64_, offset, "fl.offset"), "fiber.local");
+}
+
 // Runaway recursion traps STACK instead of crashing: compare this frame's
-// address with the limit the runtime computed (wo_stack_limit).
+// address with the running fiber's limit (WoFiberLocal.stack_limit).
 void Emitter::emit_stack_check() {
   llvm::AllocaInst* probe = entry_alloca(b_.getInt8Ty(), "frame");
-  auto* limit = mod_->getOrInsertGlobal("wo_stack_limit", i64_);
+  llvm::Value* limit = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
   llvm::Value* below = b_.CreateICmpULT(b_.CreatePtrToInt(probe, i64_), b_.CreateLoad(i64_, limit, "stack.limit"));
   llvm::BasicBlock* trap_bb = new_block("stack.overflow");
   llvm::BasicBlock* ok_bb = new_block("stack.ok");

@@ -12,7 +12,7 @@
 # they are not listed here.
 set -euo pipefail
 
-packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev)
+packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev)
 [[ $# -gt 0 ]] && packages=("$@")
 
 missing=()

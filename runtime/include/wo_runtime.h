@@ -342,7 +342,7 @@ WoBytes* wo_hmac_sha256(WoBytes* key, WoBytes* msg);         // 32 bytes
 // ---- time, env (builtins.md §8) -----------------------------------------------
 // time.now is wo_now.
 int64_t wo_time_ticks(void);                                 // CLOCK_MONOTONIC, µs
-void wo_time_sleep(int64_t ms);
+void wo_time_sleep(int64_t ms, const WoSite* site);   // parks the fiber; DB trap inside a transaction
 WoTimeParts* wo_time_local(int64_t ms, const WoSite* site); // BOUNDS if not representable
 WoText* wo_time_iso(int64_t ms);                             // UTC `YYYY-MM-DDTHH:MM:SSZ`
 WoText* wo_env_get(WoText* name);                            // NULL when unset

@@ -11,6 +11,8 @@
 
 #include "heap.h"
 #include "trap.h"
+#include "sched/fiber_local.h"
+#include "sched/sched.h"
 
 namespace {
 
@@ -50,25 +52,26 @@ uintptr_t stack_limit_from_here() {
 
 }  // namespace
 
-uintptr_t wo_stack_limit = 0;  // declared extern "C" in wo_runtime.h
-
 extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   std::signal(SIGPIPE, SIG_IGN);
 
-  wo_stack_limit = stack_limit_from_here();
+  wo::sched::init_thread_local(stack_limit_from_here());
   int status = 0;
   WoList* args = nullptr;
   try {
     args = make_args(argc, argv);
     int64_t result = entry(args);
     status = static_cast<int>(result & 0xFF);
+  } catch (const wo::sched::Unwind&) {
+    status = 0;  // a stop signal ended a park of `main` (runtime.md §5.4)
   } catch (...) {
     wo::Trap t = wo::current_trap();
     std::fflush(stdout);  // what was printed before the trap comes first
     report_uncaught(t);
     status = 1;
   }
+  wo_sched_shutdown();  // actors end with `main` (a no-op when the entry already did it)
   wo_release(args);  // `main` only borrowed its arguments
   wo_gc_collect();   // cycles of traced objects left at exit are reclaimed too
   std::fflush(stdout);

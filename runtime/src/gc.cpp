@@ -19,8 +19,16 @@
 
 namespace {
 
+// destroy -> trace. Registered by the program's entry before `main` (and so
+// before any shard thread starts); read-only afterwards.
+std::unordered_map<void (*)(void*), WoTrace>& traces() {
+  static std::unordered_map<void (*)(void*), WoTrace> t;
+  return t;
+}
+
+// One collector per thread (per shard): traced objects never cross shards
+// (WO-E222), so each shard finds its own cycles.
 struct Collector {
-  std::unordered_map<void (*)(void*), WoTrace> traces;  // destroy -> trace
   std::unordered_set<void*> tracked;                     // live traced objects
   size_t threshold = 4096;                               // collect when tracked grows past this
   bool collecting = false;
@@ -30,15 +38,15 @@ struct Collector {
     if (!destroy) return nullptr;  // Text, Bytes, runtime records: leaves
     if (wo::is_list_destroy(destroy)) return wo::list_trace;
     if (wo::is_map_destroy(destroy)) return wo::map_trace;
-    auto it = traces.find(destroy);
-    return it == traces.end() ? nullptr : it->second;
+    auto it = traces().find(destroy);
+    return it == traces().end() ? nullptr : it->second;
   }
 
   void collect();
 };
 
 Collector& gc() {
-  static Collector c;
+  thread_local Collector c;
   return c;
 }
 
@@ -121,7 +129,7 @@ void Collector::collect() {
 
 extern "C" {
 
-void wo_gc_register(void (*destroy)(void*), WoTrace trace) { gc().traces[destroy] = trace; }
+void wo_gc_register(void (*destroy)(void*), WoTrace trace) { traces()[destroy] = trace; }
 
 void* wo_alloc_traced(int64_t size, void (*destroy)(void*)) {
   Collector& c = gc();

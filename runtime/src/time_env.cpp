@@ -3,6 +3,9 @@
 // stop latch of env.stopping(). time.now() is wo_now (clock.cpp).
 #include <time.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -12,13 +15,30 @@
 #include "heap.h"
 #include "stop.h"
 #include "trap.h"
+#include "sched/sched.h"
+#include "sched/shard_internal.h"
+#include "wo_db.h"
 
 namespace {
 
-volatile sig_atomic_t g_stop_armed = 0;
-volatile sig_atomic_t g_stop_requested = 0;
+// Lock-free atomics: written by the signal handler on whichever thread the
+// signal lands, read by every shard.
+std::atomic<int> g_stop_armed{0};
+std::atomic<int> g_stop_requested{0};
+std::atomic<int> g_stop_wake_fd{-1};
 
-void on_stop_signal(int) { g_stop_requested = 1; }
+// Async-signal-safe: an atomic store and write(2) to the eventfd that wakes
+// shard 0, so a parked `main` sees the stop at once.
+void on_stop_signal(int) {
+  int saved = errno;
+  g_stop_requested.store(1);
+  int fd = g_stop_wake_fd.load();
+  if (fd >= 0) {
+    uint64_t one = 1;
+    if (::write(fd, &one, sizeof one) < 0) { /* already awake */ }
+  }
+  errno = saved;
+}
 
 // Seconds since the epoch for `ms`, rounded toward minus infinity.
 int64_t floor_seconds(int64_t ms) {
@@ -31,14 +51,21 @@ int64_t floor_seconds(int64_t ms) {
 
 namespace wo {
 
-bool stop_armed() { return g_stop_armed != 0; }
-bool stop_requested() { return g_stop_requested != 0; }
+bool stop_armed() { return g_stop_armed.load() != 0; }
+bool stop_requested() { return g_stop_requested.load() != 0; }
 
+// Once actors run, other threads are alive: the stop unwinds the calling
+// fiber instead (wo_start turns that into status 0 after an orderly end).
 [[noreturn]] void stop_exit() {
+  if (sched::started()) throw sched::Unwind{};
   std::fflush(stdout);
   std::fflush(stderr);
   std::exit(0);
 }
+
+namespace sched {
+void set_stop_wake_fd(int fd) { g_stop_wake_fd.store(fd); }
+}  // namespace sched
 
 }  // namespace wo
 
@@ -50,10 +77,19 @@ int64_t wo_time_ticks(void) {
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
 }
 
-// At least `ms` ms (measured on CLOCK_MONOTONIC); a signal that interrupts
-// the wait resumes it, unless the stop latch is armed and a stop arrived.
-void wo_time_sleep(int64_t ms) {
+// At least `ms` ms (measured on CLOCK_MONOTONIC). Once actors run, the
+// calling fiber parks and its shard runs other fibers meanwhile; before that
+// the thread sleeps. A signal that interrupts the wait resumes it, unless
+// the stop latch is armed and a stop arrived. Never inside a transaction
+// (decision 0018): a parked fiber would hold the store's gate.
+void wo_time_sleep(int64_t ms, const WoSite* site) {
   if (ms <= 0) return;
+  if (wo_tx_active()) wo::raise(5, site, "cannot park inside a transaction");
+  if (wo::sched::started()) {
+    constexpr int64_t kMaxMs = INT64_C(1) << 40;
+    wo::sched::park(wo::sched::now_us() + (ms > kMaxMs ? kMaxMs : ms) * 1000);
+    return;
+  }
   timespec until;
   clock_gettime(CLOCK_MONOTONIC, &until);
   int64_t add_s = ms / 1000;
@@ -128,16 +164,16 @@ WoText* wo_env_get(WoText* name) {
 // The first call installs the SIGTERM/SIGINT handlers (without SA_RESTART,
 // so a blocking call sees EINTR) and arms the latch.
 bool wo_env_stopping(void) {
-  if (!g_stop_armed) {
+  if (!g_stop_armed.load()) {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
-    g_stop_armed = 1;
+    g_stop_armed.store(1);
   }
-  return g_stop_requested != 0;
+  return g_stop_requested.load() != 0;
 }
 
 }  // extern "C"

@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <typeinfo>
 
 #include "common/traps.h"
 #include "heap.h"
 #include "trap.h"
+#include "sched/sched.h"
 
 namespace wo {
 
@@ -84,11 +86,17 @@ void wo_trap_msg(int64_t code, const WoSite* site, const char* msg) {
   wo::raise(code, site, msg);
 }
 
+// The fiber-unwind exception (sched.h) is not a trap: it is rethrown, so the
+// unwinding goes on past the `try` (the landing pad's invoke of wo_catch
+// leads to the enclosing cleanups), exactly as `catch (...) { throw; }`.
 WoError* wo_catch(void* exception) {
   __cxxabiv1::__cxa_begin_catch(exception);
-  WoError* e = wo::error_from_current_exception();
-  __cxxabiv1::__cxa_end_catch();
-  return e;
+  struct EndCatch {
+    ~EndCatch() { __cxxabiv1::__cxa_end_catch(); }
+  } end_catch;
+  const std::type_info* type = __cxxabiv1::__cxa_current_exception_type();
+  if (type && *type == typeid(wo::sched::Unwind)) throw;
+  return wo::error_from_current_exception();
 }
 
 }  // extern "C"

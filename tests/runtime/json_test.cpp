@@ -16,23 +16,23 @@ namespace {
 const WoSite kSite{"serialise", 64};
 
 // ---- descriptors, as codegen would emit them -------------------------------------
-const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr};
-const WoTypeDesc kFloat{WO_TY_FLOAT, nullptr, nullptr, nullptr};
-const WoTypeDesc kBool{WO_TY_BOOL, nullptr, nullptr, nullptr};
-const WoTypeDesc kText{WO_TY_TEXT, nullptr, nullptr, nullptr};
-const WoTypeDesc kBytes{WO_TY_BYTES, nullptr, nullptr, nullptr};
-const WoTypeDesc kRaw{WO_TY_JSON_VALUE, nullptr, nullptr, nullptr};
-const WoTypeDesc kNInt{WO_TY_NULLABLE, &kInt, nullptr, nullptr};
-const WoTypeDesc kNFloat{WO_TY_NULLABLE, &kFloat, nullptr, nullptr};
-const WoTypeDesc kNBool{WO_TY_NULLABLE, &kBool, nullptr, nullptr};
-const WoTypeDesc kNText{WO_TY_NULLABLE, &kText, nullptr, nullptr};
-const WoTypeDesc kNRaw{WO_TY_NULLABLE, &kRaw, nullptr, nullptr};
-const WoTypeDesc kListInt{WO_TY_LIST, &kInt, nullptr, nullptr};
-const WoTypeDesc kListText{WO_TY_LIST, &kText, nullptr, nullptr};
-const WoTypeDesc kListFloat{WO_TY_LIST, &kFloat, nullptr, nullptr};
-const WoTypeDesc kListBool{WO_TY_LIST, &kBool, nullptr, nullptr};
-const WoTypeDesc kMapTextInt{WO_TY_MAP, &kText, &kInt, nullptr};
-const WoTypeDesc kMapIntText{WO_TY_MAP, &kInt, &kText, nullptr};
+const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kFloat{WO_TY_FLOAT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kBool{WO_TY_BOOL, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kText{WO_TY_TEXT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kBytes{WO_TY_BYTES, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kRaw{WO_TY_JSON_VALUE, nullptr, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kNInt{WO_TY_NULLABLE, &kInt, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kNFloat{WO_TY_NULLABLE, &kFloat, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kNBool{WO_TY_NULLABLE, &kBool, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kNText{WO_TY_NULLABLE, &kText, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kNRaw{WO_TY_NULLABLE, &kRaw, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kListInt{WO_TY_LIST, &kInt, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kListText{WO_TY_LIST, &kText, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kListFloat{WO_TY_LIST, &kFloat, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kListBool{WO_TY_LIST, &kBool, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kMapTextInt{WO_TY_MAP, &kText, &kInt, nullptr, 0, nullptr};
+const WoTypeDesc kMapIntText{WO_TY_MAP, &kInt, &kText, nullptr, 0, nullptr};
 
 // typedef Tagged = { tag: Text, w: Float, ok: ?Bool }   (language.md §10.9)
 struct Tagged {
@@ -48,7 +48,7 @@ const WoFieldDesc kTaggedFields[] = {
     {"ok", &kNBool, offsetof(Tagged, ok)},
 };
 const WoClassDesc kTaggedClass{"Tagged", sizeof(Tagged), tagged_destroy, 3, kTaggedFields};
-const WoTypeDesc kTagged{WO_TY_CLASS, nullptr, nullptr, &kTaggedClass};
+const WoTypeDesc kTagged{WO_TY_CLASS, nullptr, nullptr, &kTaggedClass, 0, nullptr};
 
 // typedef Settings = { port: Int, ?motd: Text }   (language.md §10.9)
 struct Settings {
@@ -62,9 +62,9 @@ const WoFieldDesc kSettingsFields[] = {
     {"motd", &kNText, offsetof(Settings, motd)},
 };
 const WoClassDesc kSettingsClass{"Settings", sizeof(Settings), settings_destroy, 2, kSettingsFields};
-const WoTypeDesc kSettings{WO_TY_CLASS, nullptr, nullptr, &kSettingsClass};
-const WoTypeDesc kNSettings{WO_TY_NULLABLE, &kSettings, nullptr, nullptr};
-const WoTypeDesc kListSettings{WO_TY_LIST, &kSettings, nullptr, nullptr};
+const WoTypeDesc kSettings{WO_TY_CLASS, nullptr, nullptr, &kSettingsClass, 0, nullptr};
+const WoTypeDesc kNSettings{WO_TY_NULLABLE, &kSettings, nullptr, nullptr, 0, nullptr};
+const WoTypeDesc kListSettings{WO_TY_LIST, &kSettings, nullptr, nullptr, 0, nullptr};
 
 // A class with every kind of field; Bool fields are one byte (as LLVM lays
 // out an i1 field), so two of them sit side by side.
@@ -111,7 +111,7 @@ const WoFieldDesc kAllFields[] = {
     {"names", &kListText, offsetof(All, names)},
 };
 const WoClassDesc kAllClass{"All", sizeof(All), all_destroy, 13, kAllFields};
-const WoTypeDesc kAll{WO_TY_CLASS, nullptr, nullptr, &kAllClass};
+const WoTypeDesc kAll{WO_TY_CLASS, nullptr, nullptr, &kAllClass, 0, nullptr};
 
 // A recursive class: Node { v: Int, next: ?Node }.
 struct Node {
@@ -126,8 +126,8 @@ const WoFieldDesc kNodeFields[] = {
     {"next", &kNNode, offsetof(Node, next)},
 };
 const WoClassDesc kNodeClass{"Node", sizeof(Node), node_destroy, 2, kNodeFields};
-const WoTypeDesc kNode{WO_TY_CLASS, nullptr, nullptr, &kNodeClass};
-const WoTypeDesc kNNode{WO_TY_NULLABLE, &kNode, nullptr, nullptr};
+const WoTypeDesc kNode{WO_TY_CLASS, nullptr, nullptr, &kNodeClass, 0, nullptr};
+const WoTypeDesc kNNode{WO_TY_NULLABLE, &kNode, nullptr, nullptr, 0, nullptr};
 
 // ---- helpers ----------------------------------------------------------------------
 

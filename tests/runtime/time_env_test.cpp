@@ -85,14 +85,14 @@ TEST_CASE("time.now is wall-clock ms; time.ticks is monotonic µs") {
 
 TEST_CASE("time.sleep waits at least ms; <= 0 returns at once") {
   int64_t t0 = wo_time_ticks();
-  wo_time_sleep(30);
+  wo_time_sleep(30, nullptr);
   int64_t waited = wo_time_ticks() - t0;
   CHECK(waited >= 30000);
   CHECK(waited < 2000000);
   t0 = wo_time_ticks();
-  wo_time_sleep(0);
-  wo_time_sleep(-5);
-  wo_time_sleep(INT64_MIN);
+  wo_time_sleep(0, nullptr);
+  wo_time_sleep(-5, nullptr);
+  wo_time_sleep(INT64_MIN, nullptr);
   CHECK(wo_time_ticks() - t0 < 10000);
 }
 
@@ -208,7 +208,7 @@ TEST_CASE("a stop during time.sleep ends the program with status 0 once armed") 
   REQUIRE(pid >= 0);
   if (pid == 0) {
     wo_env_stopping();
-    wo_time_sleep(20000);
+    wo_time_sleep(20000, nullptr);
     _exit(7);  // not reached
   }
   usleep(200000);
@@ -226,7 +226,7 @@ TEST_CASE("without the latch, SIGTERM keeps its default action") {
   REQUIRE(pid >= 0);
   if (pid == 0) {
     signal(SIGTERM, SIG_DFL);  // the test runner installs its own handler
-    wo_time_sleep(20000);
+    wo_time_sleep(20000, nullptr);
     _exit(7);
   }
   usleep(100000);

@@ -1,0 +1,325 @@
+// Actors (runtime.md §3.1–§3.8): spawn, send, call, monitor, time.after,
+// delivery one message at a time on the home shard, and death.
+//
+// An actor's mailbox, state and monitors belong to its home shard. Another
+// shard reaches them only by posting to the home shard's inbox, after
+// deep-copying the value (marshal.cpp). What any thread may touch: the
+// `pending` counter that enforces the mailbox cap (reserved by the sender,
+// released when the home shard takes the message for delivery) and `dead`.
+#include <cstdio>
+#include <string>
+
+#include "../heap.h"
+#include "../trap.h"
+#include "common/traps.h"
+#include "shard_internal.h"
+#include "wo_db.h"
+
+namespace wo::sched {
+
+namespace {
+
+constexpr int64_t kActor = static_cast<int64_t>(TrapCode::ACTOR);
+constexpr int64_t kBounds = static_cast<int64_t>(TrapCode::BOUNDS);
+constexpr int64_t kDb = static_cast<int64_t>(TrapCode::DB);
+constexpr const char* kDiedDuringCall = "actor died during call";
+
+// Owns a message until it is handed on: released (by its descriptor) when a
+// check traps or the message is dropped.
+class MsgGuard {
+ public:
+  MsgGuard(uint64_t msg, const WoTypeDesc* type) : msg_(msg), type_(type) {}
+  MsgGuard(const MsgGuard&) = delete;
+  MsgGuard& operator=(const MsgGuard&) = delete;
+  ~MsgGuard() {
+    if (owned_) release_value(msg_, type_);
+  }
+  uint64_t disown() {
+    owned_ = false;
+    return msg_;
+  }
+
+ private:
+  uint64_t msg_;
+  const WoTypeDesc* type_;
+  bool owned_ = true;
+};
+
+Actor* actor_of(int64_t addr, const char* op, const WoSite* site) {
+  if (addr == 0 || addr == WO_NIL_SCALAR) raise(kBounds, site, (std::string(op) + ": nil actor address").c_str());
+  return reinterpret_cast<Actor*>(addr);
+}
+
+void need_message(uint64_t msg, const WoTypeDesc* type, const char* op, const WoSite* site) {
+  if (is_nil(msg, type)) raise(kBounds, site, (std::string(op) + ": nil message").c_str());
+}
+
+bool reserve(Actor* a) {
+  if (a->pending.fetch_add(1, std::memory_order_relaxed) >= mailbox_cap()) {
+    a->pending.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+// Hands an owned message (already counted in `pending`) to the actor's home
+// shard: directly when that is this shard, else as a deep copy.
+void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
+  if (a->home == current_shard()) {
+    accept_mail(a, Envelope{msg, type, wait});
+    return;
+  }
+  uint64_t copy;
+  try {
+    copy = copy_value(msg, type);
+  } catch (...) {
+    a->pending.fetch_sub(1, std::memory_order_relaxed);
+    release_value(msg, type);
+    throw;
+  }
+  release_value(msg, type);
+  InboxItem it{InboxItem::Mail};
+  it.actor = a;
+  it.env = Envelope{copy, type, wait};
+  post(a->home, it);
+}
+
+void refuse_in_transaction(const char* what, const WoSite* site) {
+  if (wo_tx_active()) raise(kDb, site, what);
+}
+
+// `wovm: fiber trap <code> at <method>:<line>: <msg>` (runtime.md §3.6).
+void report_death(const Trap& t) {
+  std::string line = "wovm: fiber trap " + std::to_string(t.code) + " at " + t.method + ":" +
+                     std::to_string(t.line) + ": " + t.msg + "\n";
+  std::fflush(stdout);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+void die(Actor* a, const Trap& t, CallWait* in_flight) {
+  report_death(t);
+  a->dead.store(true, std::memory_order_release);
+  if (in_flight) complete_call(in_flight, 0, true);
+  while (!a->mailbox.empty()) {
+    Envelope e = a->mailbox.pop();
+    a->pending.fetch_sub(1, std::memory_order_relaxed);
+    release_value(e.msg, e.type);
+    if (e.wait) complete_call(e.wait, 0, true);
+  }
+  void* state = a->state;
+  a->state = nullptr;
+  wo_release(state);
+  std::vector<Monitor> monitors;
+  monitors.swap(a->monitors);
+  for (Monitor& m : monitors) runtime_send(m.observer, m.notice, m.type, "death notice", "observer");
+}
+
+}  // namespace
+
+void unref_wait(CallWait* w) {
+  if (w->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete w;
+}
+
+void accept_mail(Actor* a, Envelope env) {
+  if (a->dead.load(std::memory_order_relaxed)) {
+    a->pending.fetch_sub(1, std::memory_order_relaxed);
+    release_value(env.msg, env.type);
+    if (env.wait) complete_call(env.wait, 0, true);
+    return;
+  }
+  a->mailbox.push(env);
+  if (!a->queued && !a->running) {
+    a->queued = true;
+    push_run(a->home, Runnable{nullptr, a});
+  }
+}
+
+void accept_watch(Actor* watched, Actor* observer, uint64_t notice, const WoTypeDesc* type) {
+  if (watched->dead.load(std::memory_order_relaxed)) {
+    runtime_send(observer, notice, type, "death notice", "observer");
+    return;
+  }
+  watched->monitors.push_back(Monitor{observer, notice, type});
+}
+
+void complete_call(CallWait* w, uint64_t reply, bool died) {
+  w->reply = reply;
+  w->died = died;
+  if (w->shard == current_shard()) {
+    finish_wake(w);
+    return;
+  }
+  InboxItem it{InboxItem::Wake};
+  it.wait = w;
+  post(w->shard, it);
+}
+
+void finish_wake(CallWait* w) {
+  if (!w->abandoned) wake(w->caller, w->park_id);
+  unref_wait(w);
+}
+
+void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose) {
+  if (target->dead.load(std::memory_order_relaxed)) {
+    release_value(msg, type);
+    return;
+  }
+  if (!reserve(target)) {
+    release_value(msg, type);
+    std::fflush(stdout);
+    std::fprintf(stderr, "wovm: %s dropped \xE2\x80\x94 the %s's mailbox is full\n", what, whose);
+    return;
+  }
+  enqueue(target, msg, type, nullptr);
+}
+
+void deliver(Fiber* self, Actor* a) {
+  Envelope env = a->mailbox.pop();
+  a->pending.fetch_sub(1, std::memory_order_relaxed);
+  self->serving = a;
+  uint64_t reply = 0;
+  bool trapped = false, unwound = false;
+  Trap trap;
+  try {
+    reply = a->type->receive(a->state, env.msg);
+  } catch (const Unwind&) {
+    unwound = true;
+  } catch (...) {
+    trapped = true;
+    trap = current_trap();
+  }
+  // Outside the handlers: what follows may run generated code (drops) and
+  // must never switch fibers inside a C++ catch block.
+  self->serving = nullptr;
+  release_value(env.msg, env.type);
+  if (trapped) {
+    die(a, trap, env.wait);
+  } else if (env.wait) {
+    complete_call(env.wait, reply, unwound);
+  }
+  a->running = false;
+  if (!unwound && !a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
+    a->queued = true;
+    push_run(a->home, Runnable{nullptr, a});
+  }
+}
+
+void release_actor(Actor* a) {
+  while (!a->mailbox.empty()) {
+    Envelope e = a->mailbox.pop();
+    release_value(e.msg, e.type);
+    if (e.wait) unref_wait(e.wait);
+  }
+  for (Monitor& m : a->monitors) release_value(m.notice, m.type);
+  a->monitors.clear();
+  void* state = a->state;
+  a->state = nullptr;
+  wo_release(state);
+}
+
+}  // namespace wo::sched
+
+using namespace wo::sched;
+
+extern "C" {
+
+int64_t wo_spawn(void* state, const WoActorType* type, const WoSite* site) {
+  wo::OwnedGuard guard(state);
+  if (!state) wo::raise(kBounds, site, "spawn: nil state");
+  ensure_started();
+  Shard* home = shard_for_spawn();
+  auto* a = new Actor;
+  a->type = type;
+  a->home = home;
+  if (home == current_shard()) {
+    a->state = guard.disown();
+  } else {
+    try {
+      a->state = reinterpret_cast<void*>(copy_value(reinterpret_cast<uint64_t>(state), type->state));
+    } catch (...) {
+      delete a;
+      throw;
+    }
+  }
+  register_actor(a);
+  return reinterpret_cast<int64_t>(a);
+}
+
+void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
+  MsgGuard guard(msg, msg_type);
+  Actor* a = actor_of(addr, "send", site);
+  need_message(msg, msg_type, "send", site);
+  refuse_in_transaction("cannot send inside a transaction", site);
+  if (a->dead.load(std::memory_order_relaxed)) return;  // a silent drop (runtime.md §3.6)
+  if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
+  enqueue(a, guard.disown(), msg_type, nullptr);
+}
+
+uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
+  MsgGuard guard(msg, msg_type);
+  Actor* a = actor_of(addr, "call", site);
+  need_message(msg, msg_type, "call", site);
+  refuse_in_transaction("cannot park inside a transaction", site);
+  Fiber* me = current_fiber();
+  if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
+  if (a->dead.load(std::memory_order_relaxed)) wo::raise(kActor, site, kDiedDuringCall);
+  if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
+  auto* w = new CallWait;
+  w->caller = me;
+  w->shard = current_shard();
+  w->park_id = me->park_id + 1;  // the id park() is about to use
+  try {
+    enqueue(a, guard.disown(), msg_type, w);
+  } catch (...) {
+    delete w;  // the message never reached a mailbox
+    throw;
+  }
+  try {
+    park(-1);
+  } catch (...) {
+    w->abandoned = true;  // read only on this shard (finish_wake)
+    unref_wait(w);
+    throw;
+  }
+  bool died = w->died;
+  uint64_t reply = w->reply;
+  unref_wait(w);
+  if (died) wo::raise(kActor, site, kDiedDuringCall);
+  return reply;
+}
+
+void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoTypeDesc* notice_type,
+                const WoSite* site) {
+  MsgGuard guard(notice, notice_type);
+  Actor* w = actor_of(watched, "monitor", site);
+  Actor* o = actor_of(observer, "monitor", site);
+  need_message(notice, notice_type, "monitor", site);
+  refuse_in_transaction("cannot send inside a transaction", site);
+  if (w->home == current_shard()) {
+    accept_watch(w, o, guard.disown(), notice_type);
+    return;
+  }
+  uint64_t copy = copy_value(notice, notice_type);
+  InboxItem it{InboxItem::Watch};
+  it.actor = w;
+  it.observer = o;
+  it.env = Envelope{copy, notice_type, nullptr};
+  post(w->home, it);
+}
+
+void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
+  MsgGuard guard(msg, msg_type);
+  Actor* a = actor_of(addr, "time.after", site);
+  need_message(msg, msg_type, "time.after", site);
+  refuse_in_transaction("cannot send inside a transaction", site);
+  if (ms <= 0) {
+    runtime_send(a, guard.disown(), msg_type, "timer message", "target");
+    return;
+  }
+  constexpr int64_t kMaxMs = INT64_C(1) << 40;  // ~35 years: keeps the µs deadline in range
+  if (ms > kMaxMs) ms = kMaxMs;
+  add_timer(Timer{now_us() + ms * 1000, 0, nullptr, 0, a, guard.disown(), msg_type});
+}
+
+}  // extern "C"

@@ -1,0 +1,205 @@
+// The actor runtime's internal model (runtime.md §3; docs/decisions/0018):
+// shards (one OS thread each, shard 0 = the thread running `main`), fibers
+// (Boost.Context), actors with bounded mailboxes, timers and the cross-shard
+// inboxes. Everything a shard owns is touched only by its own thread; the
+// only shared pieces are an actor's `pending` and `dead` atomics and each
+// shard's inbox (a mutex-guarded list plus an eventfd to wake the shard).
+#pragma once
+#include <boost/context/fiber.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <deque>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+#include "wo_actor.h"
+#include "wo_runtime.h"
+
+namespace wo::sched {
+
+struct Shard;
+struct Actor;
+struct CallWait;
+
+// Thrown into a fiber that must end without running further user code: the
+// program is shutting down, or a stop signal ended a park. Not a trap:
+// wo_catch lets it pass, so `.wo` `try` never catches it; drops still run.
+struct Unwind {};
+
+// One execution context: `main` (on its thread's own stack), a shard's
+// scheduler, or a pooled delivery fiber.
+struct Fiber {
+  boost::context::fiber cont;   // how to resume it while it is suspended
+  Shard* shard = nullptr;
+  uintptr_t stack_limit = 0;
+  void* tsan = nullptr;
+  Actor* task = nullptr;        // delivery fibers: the actor to run next (nullptr: exit)
+  Actor* serving = nullptr;     // the actor whose receive this fiber is running
+  uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
+  bool parked = false;
+  bool cancel = false;          // resume by throwing Unwind
+  bool finished = false;
+  bool is_main = false;
+  bool native = false;          // runs on its thread's own stack (main, a worker's scheduler)
+  Fiber* exit_to = nullptr;     // where a finishing fiber switches
+};
+
+struct Envelope {
+  uint64_t msg;                 // owned; lives in the home shard's heap
+  const WoTypeDesc* type;
+  CallWait* wait;               // a `call` waiting for the reply, or nullptr
+};
+
+// A parked `call`. Shared by the caller's shard and the callee's shard, so
+// it is reference counted (caller + envelope) and only the caller's shard
+// reads `abandoned`; the reply travels in the Wake item's happens-before.
+struct CallWait {
+  std::atomic<int> refs{2};
+  Fiber* caller = nullptr;
+  Shard* shard = nullptr;       // the caller's shard
+  uint64_t park_id = 0;
+  uint64_t reply = 0;
+  bool died = false;
+  bool abandoned = false;       // the caller stopped waiting (caller's shard only)
+};
+
+// A FIFO of envelopes that allocates nothing until the first message, so
+// an idle actor costs only its shell and state (runtime.md §3: ≤ 1 KB).
+class Mailbox {
+ public:
+  Mailbox() = default;
+  Mailbox(const Mailbox&) = delete;
+  Mailbox& operator=(const Mailbox&) = delete;
+  ~Mailbox() { std::free(buf_); }
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  void push(const Envelope& e) {
+    if (count_ == cap_) grow();
+    buf_[(head_ + count_) & (cap_ - 1)] = e;
+    ++count_;
+  }
+  Envelope pop() {
+    Envelope e = buf_[head_];
+    head_ = (head_ + 1) & (cap_ - 1);
+    --count_;
+    return e;
+  }
+
+ private:
+  void grow() {
+    size_t cap = cap_ ? cap_ * 2 : 4;
+    auto* nb = static_cast<Envelope*>(std::malloc(cap * sizeof(Envelope)));
+    if (!nb) throw std::bad_alloc();
+    for (size_t i = 0; i < count_; ++i) nb[i] = buf_[(head_ + i) & (cap_ - 1)];
+    std::free(buf_);
+    buf_ = nb;
+    cap_ = cap;
+    head_ = 0;
+  }
+  Envelope* buf_ = nullptr;
+  size_t head_ = 0, count_ = 0, cap_ = 0;
+};
+
+struct Monitor {
+  Actor* observer;
+  uint64_t notice;              // owned by the watched actor's home shard
+  const WoTypeDesc* type;
+};
+
+struct Actor {
+  const WoActorType* type;
+  Shard* home;
+  void* state = nullptr;              // home only
+  Mailbox mailbox;                    // home only
+  std::vector<Monitor> monitors;      // home only
+  std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
+  std::atomic<bool> dead{false};
+  bool queued = false;                // in the home run queue (home only)
+  bool running = false;               // a delivery is in progress, maybe parked (home only)
+};
+
+// What one shard hands another.
+struct InboxItem {
+  enum Kind : uint8_t { Mail, Wake, Watch } kind;
+  Actor* actor = nullptr;       // Mail, Watch: the target / the watched actor
+  Envelope env{};               // Mail; Watch: the notice
+  Actor* observer = nullptr;    // Watch
+  CallWait* wait = nullptr;     // Wake
+};
+
+struct Timer {
+  int64_t deadline_us;
+  uint64_t seq;                 // arming order breaks ties
+  Fiber* fiber;                 // a time.sleep wake-up, or
+  uint64_t park_id;
+  Actor* target;                // a time.after delivery
+  uint64_t msg;
+  const WoTypeDesc* type;
+  bool operator>(const Timer& o) const {
+    return deadline_us != o.deadline_us ? deadline_us > o.deadline_us : seq > o.seq;
+  }
+};
+
+struct Runnable {
+  Fiber* fiber;                 // resume this fiber, or
+  Actor* actor;                 // start a delivery to this actor
+};
+
+struct Shard {
+  int id = 0;
+  std::thread thread;                       // workers; shard 0 runs on main's thread
+  Fiber* sched = nullptr;                   // the scheduler context
+  std::deque<Runnable> runq;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
+  uint64_t timer_seq = 0;
+  std::vector<Fiber*> idle;                 // pooled delivery fibers
+  std::vector<Fiber*> all;                  // every fiber this shard made
+  std::vector<Actor*> actors;               // homed here (released at shutdown)
+  // The inbox: any thread pushes, the shard drains.
+  std::mutex mu;
+  std::vector<InboxItem> inbox;
+  int efd = -1;                             // eventfd: "the inbox or a signal wants you"
+  bool quit = false;                        // the loop returns (shutdown)
+};
+
+// ---- shard.cpp -----------------------------------------------------------------
+bool started();
+void ensure_started();            // starts the shards at the first spawn
+Shard* current_shard();           // the calling thread's shard (nullptr before start)
+Fiber* current_fiber();
+Shard* shard_for_spawn();         // round-robin placement
+int64_t mailbox_cap();
+void push_run(Shard* s, Runnable r);
+void post(Shard* to, InboxItem item);     // cross-shard; wakes the shard
+// Parks the running fiber until a wake-up with the returned park id; throws
+// Unwind when cancelled. `timer_us` >= 0 also arms a wake-up at that time.
+void park(int64_t deadline_us);
+void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if still parked on park_id
+void add_timer(Timer t);
+int64_t now_us();
+void switch_to(Fiber* from, Fiber* to);
+
+// ---- actor.cpp -----------------------------------------------------------------
+void deliver(Fiber* self, Actor* a);       // runs one message on the current (home) shard
+void accept_mail(Actor* a, Envelope env);  // on a's home shard: into the mailbox, schedule
+void accept_watch(Actor* watched, Actor* observer, uint64_t notice, const WoTypeDesc* type);
+void complete_call(CallWait* w, uint64_t reply, bool died);
+void finish_wake(CallWait* w);             // on the caller's shard
+// A delivery the runtime makes (timer, death notice): dropped with one stderr
+// line when the target's mailbox is full, silently when it is dead.
+void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose);
+void release_actor(Actor* a);              // shutdown, on the home shard
+
+// ---- marshal.cpp ----------------------------------------------------------------
+// A deep copy that shares nothing mutable with `word` (immortal objects are
+// shared); `word` stays the caller's.
+uint64_t copy_value(uint64_t word, const WoTypeDesc* type);
+void release_value(uint64_t word, const WoTypeDesc* type);
+bool is_nil(uint64_t word, const WoTypeDesc* type);
+
+}  // namespace wo::sched

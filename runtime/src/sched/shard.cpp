@@ -1,0 +1,444 @@
+// Shards, fibers and the scheduling loop (runtime.md §3.3, §3.9, §3.10).
+//
+// Shard 0 is the thread that runs `main`; `main` keeps its own (big) stack
+// and shard 0's scheduler runs in a fiber of its own. Every other shard is a
+// thread whose scheduler runs on the thread's stack. A context switch is
+// always "from the running context to another one": switch_to() records who
+// switched (t_prev) so the resumed side can store the switcher's
+// continuation in the switcher's Fiber record (Boost.Context hands it over
+// as the return value of resume()).
+//
+// The loop of one shard: take what other shards posted (inbox), fire due
+// timers, run the head of the FIFO run queue (resume a fiber, or start a
+// delivery to an actor in a pooled fiber), and sleep on the shard's eventfd
+// when there is nothing to do (bounded by the next timer and 1 s).
+#include "shard_internal.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "../stop.h"
+#include "../trap.h"
+#include "common/traps.h"
+#include "fiber_local.h"
+#include "tsan_fiber.h"
+#include "wo_db.h"
+
+namespace wo::sched {
+
+namespace {
+
+constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on first touch
+constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
+
+Runtime* g_rt = nullptr;
+std::atomic<bool> g_started{false};
+thread_local Shard* t_shard = nullptr;
+thread_local Fiber* t_cur = nullptr;
+thread_local Fiber* t_prev = nullptr;
+
+int shard_count() {
+  const char* v = std::getenv("WO_SHARDS");
+  long n = 0;
+  if (v && *v) {
+    char* end = nullptr;
+    n = std::strtol(v, &end, 10);
+    if (*end) n = 0;
+  }
+  if (n < 1 || n > 64) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    n = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+  }
+  return static_cast<int>(n);
+}
+
+int64_t read_mailbox_cap() {
+  const char* v = std::getenv("WO_MAILBOX");
+  if (!v || !*v) return 1024;
+  char* end = nullptr;
+  long long n = std::strtoll(v, &end, 10);
+  if (*end || n < 1 || n > 2147483647LL) return 1024;
+  return n;
+}
+
+// The lowest usable frame address of the calling thread's own stack.
+uintptr_t thread_stack_limit() {
+  pthread_attr_t attr;
+  void* lo = nullptr;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstack(&attr, &lo, &size);
+    pthread_attr_destroy(&attr);
+  }
+  return lo ? reinterpret_cast<uintptr_t>(lo) + kStackMargin : 0;
+}
+
+void delivery_body(Fiber* f) {
+  Shard* s = f->shard;
+  while (Actor* a = f->task) {
+    f->task = nullptr;
+    deliver(f, a);
+    s->idle.push_back(f);
+    switch_to(f, s->sched);
+  }
+}
+
+// A fiber with its own stack running `body`; when the body returns the
+// fiber switches to `f->exit_to` for good.
+Fiber* make_fiber(Shard* s, void (*body)(Fiber*)) {
+  auto* f = new Fiber;
+  f->shard = s;
+  f->tsan = wo_tsan_fiber_create();
+  f->cont = boost::context::fiber(
+      std::allocator_arg, boost::context::protected_fixedsize_stack(kFiberStack),
+      [f, body](boost::context::fiber&& caller) {
+        t_prev->cont = std::move(caller);
+        char here;
+        f->stack_limit = reinterpret_cast<uintptr_t>(&here) - kFiberStack + kStackMargin;
+        local().stack_limit = f->stack_limit;
+        body(f);
+        f->finished = true;
+        Fiber* to = f->exit_to;
+        t_prev = f;
+        t_cur = to;
+        local().stack_limit = to->stack_limit;
+        wo_tsan_fiber_switch(to->tsan);
+        return std::move(to->cont);
+      });
+  s->all.push_back(f);
+  return f;
+}
+
+Fiber* take_idle(Shard* s) {
+  if (!s->idle.empty()) {
+    Fiber* f = s->idle.back();
+    s->idle.pop_back();
+    return f;
+  }
+  Fiber* f = make_fiber(s, delivery_body);
+  f->exit_to = s->sched;
+  return f;
+}
+
+void drain_inbox(Shard* s) {
+  std::vector<InboxItem> items;
+  {
+    std::lock_guard lk(s->mu);
+    items.swap(s->inbox);
+  }
+  for (InboxItem& it : items) {
+    switch (it.kind) {
+      case InboxItem::Mail: accept_mail(it.actor, it.env); break;
+      case InboxItem::Wake: finish_wake(it.wait); break;
+      case InboxItem::Watch: accept_watch(it.actor, it.observer, it.env.msg, it.env.type); break;
+    }
+  }
+}
+
+void fire_timers(Shard* s) {
+  if (s->timers.empty()) return;
+  int64_t now = now_us();
+  while (!s->timers.empty() && s->timers.top().deadline_us <= now) {
+    Timer t = s->timers.top();
+    s->timers.pop();
+    if (t.fiber)
+      wake(t.fiber, t.park_id);
+    else
+      runtime_send(t.target, t.msg, t.type, "timer message", "target");
+  }
+}
+
+// A stop signal ends `main`'s park (runtime.md §5.4): main is resumed into
+// Unwind, which ends the program with status 0 once it reaches wo_start.
+void cancel_main_on_stop(Shard* s) {
+  Fiber* m = g_rt->main;
+  if (s->id != 0 || !m->parked || !(stop_armed() && stop_requested())) return;
+  m->parked = false;
+  m->cancel = true;
+  push_run(s, Runnable{m, nullptr});
+}
+
+void idle_wait(Shard* s) {
+  int timeout_ms = 1000;
+  if (!s->timers.empty()) {
+    int64_t left = s->timers.top().deadline_us - now_us();
+    if (left <= 0) return;
+    int64_t ms = (left + 999) / 1000;
+    if (ms < timeout_ms) timeout_ms = static_cast<int>(ms);
+  }
+  pollfd p{s->efd, POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) > 0) {
+    uint64_t n;
+    if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
+  }
+}
+
+void run(Shard* s, Runnable r) {
+  Fiber* f = r.fiber;
+  if (r.actor) {
+    Actor* a = r.actor;
+    a->queued = false;
+    if (a->dead.load(std::memory_order_relaxed) || a->mailbox.empty()) return;
+    a->running = true;
+    f = take_idle(s);
+    f->task = a;
+  }
+  local().budget = reductions();
+  switch_to(s->sched, f);
+}
+
+// Ends everything this shard owns (runtime.md §3.10): parked and runnable
+// fibers are unwound through their drops, pooled fibers finish, unfired
+// timers and the actors' state, mailboxes and notices are released. No
+// monitor fires. Runs in the shard's scheduler context.
+void teardown(Shard* s) {
+  s->runq.clear();
+  for (size_t i = 0; i < s->all.size(); ++i) {
+    Fiber* f = s->all[i];
+    bool idle = false;
+    for (Fiber* x : s->idle) idle |= x == f;
+    if (f->finished || f == s->sched || f->is_main || idle) continue;
+    f->cancel = true;
+    f->parked = false;
+    switch_to(s->sched, f);  // unwinds into Unwind, returns to the pool
+  }
+  for (Fiber* f : s->idle) {
+    f->task = nullptr;
+    f->exit_to = s->sched;
+    switch_to(s->sched, f);  // its loop ends; the fiber finishes
+  }
+  s->idle.clear();
+  while (!s->timers.empty()) {
+    Timer t = s->timers.top();
+    s->timers.pop();
+    if (!t.fiber) release_value(t.msg, t.type);
+  }
+  for (Actor* a : actors_of(s)) release_actor(a);
+  wo_gc_collect();
+}
+
+void run_loop(Shard* s) {
+  for (;;) {
+    if (g_rt->shutdown.load(std::memory_order_acquire)) {
+      teardown(s);
+      return;
+    }
+    drain_inbox(s);
+    fire_timers(s);
+    cancel_main_on_stop(s);
+    if (!s->runq.empty()) {
+      Runnable r = s->runq.front();
+      s->runq.pop_front();
+      run(s, r);
+      continue;
+    }
+    idle_wait(s);
+  }
+}
+
+void worker_main(Shard* s) {
+  t_shard = s;
+  auto* sched = new Fiber;
+  sched->shard = s;
+  sched->stack_limit = thread_stack_limit();
+  sched->tsan = wo_tsan_fiber_current();
+  sched->native = true;
+  init_thread_local(sched->stack_limit);
+  s->sched = sched;
+  t_cur = sched;
+  run_loop(s);
+}
+
+void shard0_sched_body(Fiber* f) { run_loop(f->shard); }
+
+}  // namespace
+
+// ---- switching ------------------------------------------------------------------
+
+void switch_to(Fiber* from, Fiber* to) {
+  t_prev = from;
+  t_cur = to;
+  local().stack_limit = to->stack_limit;
+  wo_tsan_fiber_switch(to->tsan);
+  boost::context::fiber back = std::move(to->cont).resume();
+  // Running `from` again: whoever switched here left itself in t_prev.
+  t_prev->cont = std::move(back);
+}
+
+Shard* current_shard() { return t_shard; }
+Fiber* current_fiber() { return t_cur; }
+bool started() { return g_started.load(std::memory_order_acquire); }
+int64_t mailbox_cap() { return g_rt->mailbox_cap; }
+
+int64_t now_us() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+void push_run(Shard* s, Runnable r) { s->runq.push_back(r); }
+
+void post(Shard* to, InboxItem item) {
+  bool was_empty;
+  {
+    std::lock_guard lk(to->mu);
+    was_empty = to->inbox.empty();
+    to->inbox.push_back(item);
+  }
+  if (was_empty) {
+    uint64_t one = 1;
+    if (::write(to->efd, &one, sizeof one) < 0) { /* the counter is saturated: already awake */ }
+  }
+}
+
+void add_timer(Timer t) {
+  Shard* s = t_shard;
+  t.seq = s->timer_seq++;
+  s->timers.push(t);
+}
+
+void park(int64_t deadline_us) {
+  Fiber* f = t_cur;
+  Shard* s = t_shard;
+  if (stop_armed() && stop_requested()) throw Unwind{};
+  uint64_t id = ++f->park_id;
+  f->parked = true;
+  if (deadline_us >= 0) add_timer(Timer{deadline_us, 0, f, id, nullptr, 0, nullptr});
+  switch_to(f, s->sched);
+  f->parked = false;
+  if (f->cancel) throw Unwind{};
+}
+
+void wake(Fiber* f, uint64_t park_id) {
+  if (!f->parked || f->park_id != park_id) return;  // a stale wake-up
+  f->parked = false;
+  push_run(f->shard, Runnable{f, nullptr});
+}
+
+Shard* shard_for_spawn() {
+  uint64_t n = g_rt->next_spawn.fetch_add(1, std::memory_order_relaxed);
+  return g_rt->shards[n % g_rt->shards.size()];
+}
+
+std::vector<Actor*> actors_of(Shard* s) {
+  std::vector<Actor*> out;
+  std::lock_guard lk(g_rt->actors_mu);
+  for (Actor* a : g_rt->actors)
+    if (a->home == s) out.push_back(a);
+  return out;
+}
+
+void register_actor(Actor* a) {
+  std::lock_guard lk(g_rt->actors_mu);
+  g_rt->actors.push_back(a);
+}
+
+void ensure_started() {
+  if (started()) return;
+  g_rt = new Runtime;
+  g_rt->mailbox_cap = read_mailbox_cap();
+  int n = shard_count();
+  for (int i = 0; i < n; ++i) {
+    auto* s = new Shard;
+    s->id = i;
+    s->efd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->efd < 0) raise(static_cast<int64_t>(TrapCode::IO), nullptr, "cannot create the scheduler's eventfd");
+    g_rt->shards.push_back(s);
+  }
+  Shard* s0 = g_rt->shards[0];
+  t_shard = s0;
+  auto* m = new Fiber;
+  m->shard = s0;
+  m->is_main = true;
+  m->native = true;
+  m->stack_limit = local().stack_limit;
+  m->tsan = wo_tsan_fiber_current();
+  g_rt->main = m;
+  t_cur = m;
+  s0->sched = make_fiber(s0, shard0_sched_body);
+  s0->sched->exit_to = m;
+  set_stop_wake_fd(s0->efd);
+  g_started.store(true, std::memory_order_release);
+  for (int i = 1; i < n; ++i) {
+    Shard* s = g_rt->shards[i];
+    s->thread = std::thread(worker_main, s);
+  }
+}
+
+// ---- program end ----------------------------------------------------------------
+
+void shutdown() {
+  if (!started()) return;
+  Runtime* rt = g_rt;
+  rt->shutdown.store(true, std::memory_order_release);
+  for (Shard* s : rt->shards) {
+    uint64_t one = 1;
+    if (::write(s->efd, &one, sizeof one) < 0) { /* already awake */ }
+  }
+  // Shard 0's own teardown runs in its scheduler fiber, which ends by
+  // switching back here.
+  Shard* s0 = rt->shards[0];
+  if (!s0->sched->finished) switch_to(rt->main, s0->sched);
+  for (size_t i = 1; i < rt->shards.size(); ++i) rt->shards[i]->thread.join();
+  set_stop_wake_fd(-1);
+  // Single-threaded from here: what is left in an inbox was posted to a
+  // shard that had already torn down.
+  for (Shard* s : rt->shards) {
+    for (InboxItem& it : s->inbox) {
+      switch (it.kind) {
+        case InboxItem::Mail:
+          release_value(it.env.msg, it.env.type);
+          if (it.env.wait) unref_wait(it.env.wait);
+          break;
+        case InboxItem::Wake: unref_wait(it.wait); break;
+        case InboxItem::Watch: release_value(it.env.msg, it.env.type); break;
+      }
+    }
+    s->inbox.clear();
+  }
+  for (Actor* a : rt->actors) delete a;
+  for (Shard* s : rt->shards) {
+    for (Fiber* f : s->all) {
+      wo_tsan_fiber_destroy(f->tsan);
+      delete f;
+    }
+    if (s->id != 0) delete s->sched;  // the worker's own stack: nothing to free
+    ::close(s->efd);
+    delete s;
+  }
+  t_shard = nullptr;
+  t_cur = nullptr;
+  local().stack_limit = rt->main->stack_limit;
+  delete rt->main;
+  delete rt;
+  g_rt = nullptr;
+  g_started.store(false, std::memory_order_release);
+}
+
+}  // namespace wo::sched
+
+extern "C" {
+
+void wo_yield(void) {
+  using namespace wo::sched;
+  local().budget = reductions();
+  Shard* s = t_shard;
+  if (!s) return;
+  Fiber* f = t_cur;
+  if (f == s->sched || wo_tx_active()) return;  // a transaction never parks (decision 0018)
+  push_run(s, Runnable{f, nullptr});
+  switch_to(f, s->sched);
+  if (f->cancel) throw Unwind{};
+}
+
+void wo_sched_shutdown(void) { wo::sched::shutdown(); }
+
+}  // extern "C"

@@ -1,0 +1,30 @@
+// What shard.cpp and actor.cpp share beyond sched.h: the process-wide
+// runtime record, created at the first spawn and destroyed by shutdown().
+#pragma once
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "sched.h"
+
+namespace wo::sched {
+
+struct Runtime {
+  std::vector<Shard*> shards;          // fixed once the workers start
+  Fiber* main = nullptr;               // `main`, on shard 0
+  std::mutex actors_mu;
+  std::vector<Actor*> actors;          // every shell, freed at the very end
+  std::atomic<uint64_t> next_spawn{0};
+  std::atomic<bool> shutdown{false};
+  int64_t mailbox_cap = 1024;
+};
+
+void register_actor(Actor* a);
+std::vector<Actor*> actors_of(Shard* s);
+void unref_wait(CallWait* w);
+void shutdown();
+// The stop-signal handler writes to this eventfd (-1: none) so a parked
+// `main` notices a SIGTERM/SIGINT at once (time_env.cpp).
+void set_stop_wake_fd(int fd);
+
+}  // namespace wo::sched
