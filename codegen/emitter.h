@@ -145,6 +145,16 @@ class Emitter {
   bool terminated() const;
   llvm::BasicBlock* new_block(const std::string& name);
 
+  // ---- actors.cpp
+  llvm::StructType* fiber_local_type();    // WoFiberLocal (fiber_local() is in function.cpp)
+  void emit_preempt_check();               // at every loop back-edge
+  llvm::Value* message_word(llvm::Value* v);
+  llvm::Function* receive_trampoline(const ClassInfo* cls, const FnInfo* recv);
+  llvm::Constant* actor_type(const ClassInfo* cls);  // WoActorType
+  Val emit_spawn(const ast::Expr& e);
+  Val emit_actor_call(const ast::Expr& e);  // the ACTOR builtins
+  llvm::Constant* variant_descs(const sema::UnionInfo* u);  // json_desc.cpp: WoClassDesc[] of a payload union
+
   // ---- stmt.cpp
   void emit_block(const ast::Block& b);
   void emit_stmts(const std::vector<ast::StmtPtr>& stmts);
@@ -235,6 +245,7 @@ class Emitter {
   llvm::StructType* box_type_ = nullptr;
   std::map<const Type*, llvm::GlobalVariable*> type_descs_;
   std::map<const ClassInfo*, llvm::GlobalVariable*> class_descs_;
+  std::map<const ClassInfo*, llvm::GlobalVariable*> actor_types_;
   llvm::Function* box_destroy_ = nullptr;
   std::map<std::string, llvm::Constant*> text_literals_;
   std::map<std::pair<std::string, int64_t>, llvm::Constant*> sites_;

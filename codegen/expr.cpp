@@ -49,6 +49,7 @@ Val Emitter::emit_expr(const ast::Expr& e) {
     case ExprKind::Switch: return emit_switch(e);
     case ExprKind::As: return emit_expr(*e.lhs);  // the decode call already knows its target (sema)
     case ExprKind::Insert: return emit_insert(e);
+    case ExprKind::Spawn: return emit_spawn(e);
     case ExprKind::Delete: return emit_delete(e);
     case ExprKind::Query: return emit_query(e);
     case ExprKind::EmptyMap:
@@ -522,6 +523,7 @@ bool Emitter::emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector
 
 Val Emitter::emit_builtin(const ast::Expr& e) {
   const sema::BuiltinSig& sig = sema::builtin_table()[e.sym->builtin];
+  if (sig.flags & sema::ACTOR) return emit_actor_call(e);
   const Type* arg0 = e.args.empty() ? nullptr : e.args[0]->type->base();
   auto container_slot = [&](char code) -> const Type* {
     if (code == 'e') return arg0->elem;

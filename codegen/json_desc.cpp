@@ -1,12 +1,17 @@
-// Type descriptors for json.encode / json.decode (WoTypeDesc, WoClassDesc and
-// WoFieldDesc of wo_runtime.h), emitted as constants: the runtime walks a
-// value's memory with them, so field offsets come from the real struct layout.
+// Type descriptors (WoTypeDesc, WoClassDesc and WoFieldDesc of wo_runtime.h)
+// for json.encode / json.decode and for actor messages and state (the
+// runtime deep-copies a value that crosses shards and releases one nobody
+// receives), emitted as constants: the runtime walks a value's memory with
+// them, so field offsets come from the real struct layout.
 #include "codegen/emitter.h"
 
 namespace wo::codegen {
 
 namespace {
-enum : int64_t { TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE, TY_JSON_VALUE };
+enum : int64_t {
+  TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE, TY_JSON_VALUE, TY_UNION,
+  TY_ACTOR
+};
 }
 
 int64_t Emitter::elem_kind(const Type* t) {
@@ -22,13 +27,14 @@ int64_t Emitter::elem_kind(const Type* t) {
 llvm::Constant* Emitter::type_desc(const Type* t) {
   auto it = type_descs_.find(t);
   if (it != type_descs_.end()) return it->second;
-  auto* ty = llvm::StructType::get(ctx_, {i64_, ptr_, ptr_, ptr_});
+  auto* ty = llvm::StructType::get(ctx_, {i64_, ptr_, ptr_, ptr_, i64_, ptr_});
   // Declared first so recursive classes can refer to it.
   auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "json.type");
   type_descs_[t] = gv;
   llvm::Constant* null = llvm::ConstantPointerNull::get(ptr_);
   int64_t kind = TY_INT;
-  llvm::Constant *elem = null, *value = null, *cls = null;
+  llvm::Constant *elem = null, *value = null, *cls = null, *variants = null;
+  int64_t nvariants = 0;
   switch (t->kind) {
     case TypeKind::Float: kind = TY_FLOAT; break;
     case TypeKind::Bool: kind = TY_BOOL; break;
@@ -39,10 +45,54 @@ llvm::Constant* Emitter::type_desc(const Type* t) {
     case TypeKind::List: kind = TY_LIST; elem = type_desc(t->elem); break;
     case TypeKind::Map: kind = TY_MAP; elem = type_desc(t->elem); value = type_desc(t->value); break;
     case TypeKind::Nullable: kind = TY_NULLABLE; elem = type_desc(t->elem); break;
-    default: kind = TY_INT; break;  // Int, Timestamp, Id (sema rejects the rest)
+    case TypeKind::Actor: kind = TY_ACTOR; break;
+    case TypeKind::Union:
+      if (!t->uni->has_payload) break;  // a bare-only union is its tag: TY_INT
+      kind = TY_UNION;
+      nvariants = (int64_t)t->uni->variants.size();
+      variants = variant_descs(t->uni);
+      break;
+    default: kind = TY_INT; break;  // Int, Timestamp, Id, a row id (sema rejects the rest)
   }
-  gv->setInitializer(llvm::ConstantStruct::get(ty, {b_.getInt64(kind), elem, value, cls}));
+  gv->setInitializer(
+      llvm::ConstantStruct::get(ty, {b_.getInt64(kind), elem, value, cls, b_.getInt64(nvariants), variants}));
   return gv;
+}
+
+// One WoClassDesc per variant of a payload union, indexed by the tag: the
+// payload fields with their offsets from the start of the variant object
+// ({ rc, destroy, tag, payload... }); a bare variant is an immortal constant
+// with no fields.
+llvm::Constant* Emitter::variant_descs(const sema::UnionInfo* u) {
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, ptr_, i64_});
+  auto* cls_ty = llvm::StructType::get(ctx_, {ptr_, i64_, ptr_, i64_, ptr_});
+  const llvm::DataLayout& dl = mod_->getDataLayout();
+  llvm::Constant* null = llvm::ConstantPointerNull::get(ptr_);
+  std::vector<llvm::Constant*> descs;
+  for (auto& v : u->variants) {
+    std::string name = u->name + "." + v.name;
+    if (v.payload.empty()) {
+      descs.push_back(llvm::ConstantStruct::get(
+          cls_ty, {c_string(name), b_.getInt64(24), null, b_.getInt64(0), null}));  // { rc, destroy, tag }
+      continue;
+    }
+    const ClassLayout& l = variant_layout(u, v.index);
+    const llvm::StructLayout* sl = dl.getStructLayout(l.type);
+    std::vector<llvm::Constant*> fields;
+    for (size_t i = 0; i < v.payload.size(); ++i)
+      fields.push_back(llvm::ConstantStruct::get(
+          field_ty, {c_string(v.payload[i].name), type_desc(v.payload[i].type),
+                     b_.getInt64((int64_t)sl->getElementOffset((unsigned)(i + 3)))}));
+    auto* arr_ty = llvm::ArrayType::get(field_ty, fields.size());
+    auto* arr = new llvm::GlobalVariable(*mod_, arr_ty, true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(arr_ty, fields), "desc.fields." + name);
+    descs.push_back(llvm::ConstantStruct::get(
+        cls_ty, {c_string(name), b_.getInt64((int64_t)dl.getTypeAllocSize(l.type)), l.destroy,
+                 b_.getInt64((int64_t)v.payload.size()), arr}));
+  }
+  auto* arr_ty = llvm::ArrayType::get(cls_ty, descs.size());
+  return new llvm::GlobalVariable(*mod_, arr_ty, true, llvm::GlobalValue::PrivateLinkage,
+                                  llvm::ConstantArray::get(arr_ty, descs), "desc.variants." + u->name);
 }
 
 llvm::Constant* Emitter::class_desc(const ClassInfo* cls) {

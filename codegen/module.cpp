@@ -24,7 +24,8 @@ llvm::Type* Emitter::llvm_type(const Type* t) {
   switch (t->kind) {
     case TypeKind::Int:
     case TypeKind::Timestamp:
-    case TypeKind::Id: return i64_;
+    case TypeKind::Id:
+    case TypeKind::Actor: return i64_;  // an address: a word (wo_actor.h)
     case TypeKind::Float: return f64_;
     case TypeKind::Bool: return i1_;
     case TypeKind::Void: return b_.getVoidTy();
@@ -189,13 +190,18 @@ void Emitter::declare_runtime() {
   decl("wo_map_get_opt", i64_, {ptr_, i64_});
   decl("wo_map_find", i1_, {ptr_, i64_, ptr_});
   decl("wo_map_iter", i64_, {ptr_, i64_, ptr_, ptr_});
+  // Actors (runtime/include/wo_actor.h); send/call/monitor/time.after come
+  // from builtins.def below.
+  decl("wo_spawn", i64_, {ptr_, ptr_, ptr_});
+  decl("wo_yield", b_.getVoidTy(), {});
+  decl("wo_sched_shutdown", b_.getVoidTy(), {});
   for (auto& bi : sema::builtin_table()) {
     std::string sym(bi.symbol);
     if (runtime_.count(sym)) continue;
     std::vector<llvm::Type*> params;
     for (char c : bi.params) {
       params.push_back(slot_code_type(c));
-      if (c == 'a') params.push_back(ptr_);  // the value's WoTypeDesc
+      if (c == 'a' || c == 'm') params.push_back(ptr_);  // the value's (the message's) WoTypeDesc
     }
     if (bi.result.find('X') != std::string_view::npos) params.push_back(ptr_);  // the target's WoTypeDesc
     if (bi.flags & sema::TRAPS) params.push_back(ptr_);
@@ -386,6 +392,9 @@ void Emitter::emit_entry_points() {
   std::vector<llvm::Value*> args;
   if (!main->params.empty()) args.push_back(entry->getArg(0));
   llvm::Value* r = b_.CreateCall(fns_.at(main), args);
+  // The program ends when `main` returns (language.md §14.7): the actors
+  // are unwound and released before the store closes.
+  b_.CreateCall(rt("wo_sched_shutdown"), {});
   bool tables = false;
   for (auto& c : prog_.classes) tables |= c->db_index >= 0;
   if (tables) b_.CreateCall(rt("wo_db_close"), {});

@@ -226,15 +226,19 @@ void Emitter::emit_if(const ast::Stmt& s) {
 void Emitter::emit_while(const ast::Stmt& s) {
   llvm::BasicBlock* cond_bb = new_block("while.cond");
   llvm::BasicBlock* body_bb = new_block("while.body");
+  llvm::BasicBlock* latch_bb = new_block("while.latch");  // every back-edge, `continue` too
   llvm::BasicBlock* end_bb = new_block("while.end");
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(cond_bb);
   b_.CreateCondBr(emit_cond(*s.expr), body_bb, end_bb);
   b_.SetInsertPoint(body_bb);
-  loops_.push_back({end_bb, cond_bb, scopes_.size(), scopes_.size(), temps_.size()});
+  loops_.push_back({end_bb, latch_bb, scopes_.size(), scopes_.size(), temps_.size()});
   emit_block(*s.body);
   loops_.pop_back();
-  if (!terminated()) b_.CreateBr(cond_bb);
+  if (!terminated()) b_.CreateBr(latch_bb);
+  b_.SetInsertPoint(latch_bb);
+  emit_preempt_check();
+  b_.CreateBr(cond_bb);
   b_.SetInsertPoint(end_bb);
 }
 
@@ -249,7 +253,12 @@ void Emitter::emit_do_while(const ast::Stmt& s) {
   loops_.pop_back();
   if (!terminated()) b_.CreateBr(cond_bb);
   b_.SetInsertPoint(cond_bb);
-  b_.CreateCondBr(emit_cond(*s.expr), body_bb, end_bb);
+  llvm::Value* again = emit_cond(*s.expr);
+  llvm::BasicBlock* back_bb = new_block("do.back");
+  b_.CreateCondBr(again, back_bb, end_bb);
+  b_.SetInsertPoint(back_bb);
+  emit_preempt_check();
+  b_.CreateBr(body_bb);
   b_.SetInsertPoint(end_bb);
 }
 
@@ -287,6 +296,7 @@ void Emitter::emit_for_loop(const ast::Stmt& s, const std::function<llvm::Value*
   b_.SetInsertPoint(step_bb);
   pop_scope();
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, pos), b_.getInt64(1)), pos);
+  emit_preempt_check();
   b_.CreateBr(cond_bb);
   b_.SetInsertPoint(end_bb);
   pop_scope();

@@ -211,6 +211,11 @@ Val Emitter::emit_query(const ast::Expr& e) {
   }
   llvm::AllocaInst* var = local_slot(e.sym);
   // Loops over an id list: `body` runs with the query variable bound.
+  // A loop that calls user code (a `where`, a key, a `select` with a call)
+  // takes the back-edge budget like any loop (runtime.md §3.3); one that only
+  // reads fields is bounded by the rows and stays a plain scan.
+  bool user_code = e.rhs && may_run_code(*e.rhs);
+  for (auto& c : e.clauses) user_code |= c.expr && may_run_code(*c.expr);
   auto each_row = [&](llvm::Value* list, const std::function<void()>& body) {
     llvm::AllocaInst* idx = entry_alloca(i64_, "q.i");
     b_.CreateStore(b_.getInt64(0), idx);
@@ -225,6 +230,7 @@ Val Emitter::emit_query(const ast::Expr& e) {
     b_.CreateStore(inline_list_get(list, i, e.span.begin.line), var);
     body();
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
+    if (user_code) emit_preempt_check();
     b_.CreateBr(cond_bb);
     b_.SetInsertPoint(end_bb);
   };

@@ -6,7 +6,7 @@
 
 namespace wo::sema {
 
-enum BuiltinFlags : unsigned { PURE = 1, TRAPS = 2, BORROWED = 4, MUTATES = 8 };
+enum BuiltinFlags : unsigned { PURE = 1, TRAPS = 2, BORROWED = 4, MUTATES = 8, ACTOR = 16, NO_TX = 32 };
 
 struct BuiltinSig {
   std::string_view ns;       // "" for a bare builtin, else the namespace (`time`)

@@ -89,7 +89,7 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
       }
       t = expected->base();
       break;
-    case ast::ExprKind::Spawn: return not_implemented(e, "actors (`spawn`) are");
+    case ast::ExprKind::Spawn: t = check_spawn(e); break;
     case ast::ExprKind::Insert: {
       inserting_ = true;
       t = check_expr(*e.lhs);
@@ -248,8 +248,9 @@ const Type* Checker::check_binary(ast::Expr& e) {
     case Op::Eq:
     case Op::Ne: {
       bool ok = (l->is_int_like() && r->is_int_like()) ||
-                (l == r && (l->kind == TypeKind::Float || l->kind == TypeKind::Bool || l->kind == TypeKind::Text));
-      if (!ok) fail("two values of the same Int, Float, Bool or Text type");
+                (l == r && (l->kind == TypeKind::Float || l->kind == TypeKind::Bool || l->kind == TypeKind::Text ||
+                            l->kind == TypeKind::Actor));  // addresses compare by identity (§7.9)
+      if (!ok) fail("two values of the same Int, Float, Bool, Text or actor type");
       return types_.bool_();
     }
     case Op::Lt:
@@ -662,6 +663,21 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
 
 const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns,
                                         const Type* as_type) {
+  const auto& table = builtin_table();
+  std::string shown = ns.empty() ? name : ns + "." + name;
+  for (size_t bi = 0; bi < table.size(); ++bi) {
+    const BuiltinSig& b = table[bi];
+    if (b.ns != ns || b.name != name) continue;
+    if ((b.flags & NO_TX) && tx_depth_ > 0) {
+      bool parks = name == "call" || name == "sleep";
+      error(DiagCode::E111, at(e.span), "`" + shown + "` inside a `transaction { }` block: " +
+                                            (parks ? "it would park this fiber while it holds the transaction open"
+                                                   : "another actor could act on rows that are not durable yet") +
+                                            "; do it after the block");
+    }
+    if (b.flags & ACTOR) return check_actor_call(e, shown, bi);
+    break;
+  }
   std::vector<const Type*> args;
   // A ?multi / ?map first argument has the element, key and value slots of
   // its base type (builtins.md §1.3); nil is checked at run time (codegen).
@@ -673,8 +689,6 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     args.push_back(check_expr(*e.args[i], exp));
     if (i == 0) c0 = args[0]->base();
   }
-  std::string shown = ns.empty() ? name : ns + "." + name;
-  const auto& table = builtin_table();
   int arity_match = -1;
   for (size_t bi = 0; bi < table.size(); ++bi) {
     const BuiltinSig& b = table[bi];

@@ -4,12 +4,14 @@
 //   check_expr.cpp  expressions, calls, builtins
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/diagnostics.h"
 #include "sema/builtins.h"
+#include "sema/ownership.h"
 #include "sema/program_info.h"
 
 namespace wo::sema {
@@ -81,6 +83,15 @@ class Checker {
   int check_union_pattern(ast::Expr& p, UnionInfo& u, bool shares_arm);
   const Type* check_interp(ast::Expr& e);
   const Type* not_implemented(ast::Expr& e, const char* what);
+
+  // ---- actors.cpp
+  const Type* check_spawn(ast::Expr& e);
+  const Type* check_actor_call(ast::Expr& e, const std::string& shown, size_t builtin);
+  const Type* reply_type(const Type* msg, ast::Expr& call);  // WO-E226
+  void check_crossing(const Type* t, Loc loc, const std::string& what);  // WO-E222
+  static FnInfo* actor_receive(const ClassInfo& cls);  // `fn receive(msg: M)` with one parameter, or null
+  static bool message_type_ok(const Type* m);
+  std::unique_ptr<TracedClasses> traced_;  // computed on the first check_crossing
   const Type* check_variant_ctor(ast::Expr& e, VariantInfo& v);
   const Type* check_iface_call(ast::Expr& e, const Type* recv);
   // Checks that a value of type `from` may flow into a slot of type `to` and

@@ -414,9 +414,18 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       }
       return types_.list_of(source);  // the referring rows; resolved in resolve_table
     }
-    case ast::TypeExpr::Actor:
-      error(DiagCode::E403, loc, "actors are not implemented yet in woc");
-      return types_.poison();
+    case ast::TypeExpr::Actor: {
+      // `actor M` (§7.9): M is what some class's `receive` takes — a class,
+      // record or union (a @table row is an id, not a message).
+      const Type* msg = named(t->name);
+      if (msg->is_poison()) return msg;
+      if (!message_type_ok(msg)) {
+        error(DiagCode::E225, loc, "`actor " + t->name + "`: a message type is a class, record or union, not " +
+                                       type_name(msg));
+        return types_.poison();
+      }
+      return types_.actor_of(msg);
+    }
   }
   return types_.poison();
 }

@@ -337,7 +337,7 @@ class OwnershipPass {
       callee = std::string(b.name);
       for (size_t i = 0; i < e.args.size(); ++i) {
         char c = i < b.params.size() ? b.params[i] : '?';
-        C conv = c == 'e' || c == 'V' ? C::Take  // stored into the container
+        C conv = c == 'e' || c == 'V' || c == 'm' ? C::Take  // stored into the container, or a message moved to an actor
                  : i == 0 && (b.flags & MUTATES) ? C::Mut
                                                  : C::Borrow;
         out.push_back({e.args[i].get(), conv, i, false});
@@ -621,54 +621,76 @@ class OwnershipPass {
   bool dead_ = false;
 };
 
+}  // namespace
+
 // Classes that can reach themselves through fields (directly or via other
-// classes, unions, lists and interfaces) form cycles: they are traced.
-std::set<const ClassInfo*> infer_traced(const ProgramInfo& info) {
-  std::map<const void*, std::set<const void*>> edges;
-  std::function<void(const void*, const Type*)> add = [&](const void* from, const Type* t) {
+// classes, unions, lists and interfaces) form cycles: they are traced. Each
+// edge is labelled with the field it goes through, so the path back to the
+// class can be shown (WO-E222 names why a class is traced).
+TracedClasses infer_traced(const ProgramInfo& info) {
+  using Edge = std::pair<const void*, std::string>;
+  std::map<const void*, std::vector<Edge>> edges;
+  std::function<void(const void*, const Type*, const std::string&)> add = [&](const void* from, const Type* t,
+                                                                              const std::string& via) {
     if (!t) return;
     t = t->base();
     switch (t->kind) {
-      case TypeKind::List: add(from, t->elem); break;
+      case TypeKind::List: add(from, t->elem, via); break;
       case TypeKind::Class:
-        if (!t->cls->is_table) edges[from].insert(t->cls);  // rows are ids: they never close a cycle
+        if (!t->cls->is_table) edges[from].push_back({t->cls, via});  // rows are ids: they never close a cycle
         break;
-      case TypeKind::Union: edges[from].insert(t->uni); break;
+      case TypeKind::Union: edges[from].push_back({t->uni, via}); break;
       case TypeKind::Interface:
-        for (auto& c : info.classes) edges[from].insert(c.get());  // could hold any class
+        for (auto& c : info.classes)  // could hold any class
+          edges[from].push_back({c.get(), via + " (an interface value, which may hold any class)"});
         break;
       default: break;
     }
   };
   for (auto& c : info.classes)
-    for (auto& f : c->fields) add(c.get(), f.type);
+    for (auto& f : c->fields) add(c.get(), f.type, c->name + "." + f.name);
   for (auto& u : info.unions)
     for (auto& v : u->variants)
-      for (auto& f : v.payload) add(u.get(), f.type);
-  std::set<const ClassInfo*> traced;
+      for (auto& f : v.payload) add(u.get(), f.type, v.name + "." + f.name);
+  TracedClasses traced;
   for (auto& c : info.classes) {
-    // Is c reachable from its own fields?
-    std::set<const void*> seen;
-    std::vector<const void*> work(edges[c.get()].begin(), edges[c.get()].end());
-    while (!work.empty()) {
-      const void* n = work.back();
-      work.pop_back();
-      if (n == c.get()) {
-        traced.insert(c.get());
-        break;
+    // Is c reachable from its own fields? Breadth first, remembering the edge
+    // each node was reached by, so the shortest path back is the reason.
+    std::map<const void*, const Edge*> reached_by;
+    std::map<const void*, const void*> parent;
+    std::vector<const void*> work = {c.get()};
+    bool found = false;
+    for (size_t k = 0; k < work.size() && !found; ++k) {
+      const void* n = work[k];
+      for (const Edge& e : edges[n]) {
+        if (reached_by.count(e.first)) continue;
+        reached_by[e.first] = &e;
+        parent[e.first] = n;
+        if (e.first == c.get()) {
+          found = true;
+          break;
+        }
+        work.push_back(e.first);
       }
-      if (!seen.insert(n).second) continue;
-      for (auto* m : edges[n]) work.push_back(m);
     }
+    if (!found) continue;
+    std::vector<std::string> path;
+    for (const void* n = c.get();;) {
+      path.push_back(reached_by[n]->second);
+      n = parent[n];
+      if (n == c.get()) break;
+    }
+    std::string why;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) why += *it + " -> ";
+    traced.classes.insert(c.get());
+    traced.why[c.get()] = why + c->name;
   }
   return traced;
 }
 
-}  // namespace
-
 void check_ownership(ProgramInfo& info, Diagnostics& diags) {
   infer_mutating_methods(info);
-  std::set<const ClassInfo*> traced = infer_traced(info);
+  std::set<const ClassInfo*> traced = infer_traced(info).classes;
   for (const ClassInfo* c : traced) const_cast<ClassInfo*>(c)->traced = true;
   OwnershipPass pass(info, diags, traced);
   for (auto& fn : info.fns) pass.run_fn(*fn);

@@ -46,7 +46,9 @@ bool Checker::storable(const Type* t, bool refs, std::string* why) {
     *why = "a stored `map` holds Int, Bool, Float, Timestamp, Id, Text or Bytes values";
     return false;
   }
-  if (b->kind == TypeKind::Class)
+  if (b->kind == TypeKind::Actor)
+    *why = "an actor address is valid only while the program runs";
+  else if (b->kind == TypeKind::Class)
     *why = "an object stored by value is not implemented yet in woc; make `" + b->cls->name +
            "` a @table and store a `ref " + b->cls->name + "`";
   else

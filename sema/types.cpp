@@ -74,6 +74,14 @@ const Type* TypeTable::nullable(const Type* base) {
   return nullables_[base] = make(t);
 }
 
+const Type* TypeTable::actor_of(const Type* msg) {
+  auto it = actors_.find(msg);
+  if (it != actors_.end()) return it->second;
+  Type t{TypeKind::Actor};
+  t.elem = msg;
+  return actors_[msg] = make(t);
+}
+
 bool Type::is_heap() const {
   switch (kind) {
     case TypeKind::Text:
@@ -108,6 +116,7 @@ std::string type_name(const Type* t) {
     case TypeKind::Class: return t->cls->name;
     case TypeKind::Union: return t->uni->name;
     case TypeKind::Interface: return t->iface->name;
+    case TypeKind::Actor: return "actor " + type_name(t->elem);
     case TypeKind::Nullable: {
       // Built by append: GCC 12 reports a false -Wrestrict for `"?" + std::string`.
       std::string name = "?";

@@ -26,6 +26,7 @@ enum class TypeKind : uint8_t {
   Union,      // type X = A | B(x: T)
   Interface,  // interface X { fn ... }
   Nullable,   // ?T (elem = T)
+  Actor,      // actor M (elem = M): an address, a copyable 64-bit word (language.md §7.9)
 };
 
 struct Type {
@@ -68,6 +69,7 @@ class TypeTable {
   const Type* union_type(UnionInfo* u);
   const Type* interface_type(InterfaceInfo* i);
   const Type* nullable(const Type* base);  // ?T (?T of ?T is ?T)
+  const Type* actor_of(const Type* msg);   // actor M
 
  private:
   const Type* make(Type t);
@@ -78,6 +80,7 @@ class TypeTable {
   std::map<UnionInfo*, const Type*> unions_;
   std::map<InterfaceInfo*, const Type*> interfaces_;
   std::map<const Type*, const Type*> nullables_;
+  std::map<const Type*, const Type*> actors_;
   const Type *poison_, *void_t_, *int_t_, *float_t_, *bool_t_, *text_t_, *ts_t_, *id_t_, *nil_t_, *bytes_t_, *json_t_;
 };
 

@@ -255,6 +255,9 @@ TEST_CASE("literals, lists, maps, constructors") {
   CHECK(expr("Msg { type: \"a\" }") == "(ctor Msg (type \"a\"))");
   CHECK(expr("geo.Point { x: 1 }") == "(ctor geo.Point (x 1))");
   CHECK(expr("spawn Worker { done: 0 }") == "(spawn (ctor Worker (done 0)))");
+  CHECK(expr("spawn pool.Worker { done: 0 }") == "(spawn (ctor pool.Worker (done 0)))");
+  // element types are one name: `multi actor M` says so (WO-E101), once
+  CHECK(codes("fn f() {\n  let xs: multi actor Job = []\n}\n") == V{"WO-E101"});
   CHECK(expr("insert Team { title: \"red\" }") == "(insert (ctor Team (title \"red\")))");
   CHECK(expr("INSERT Team { title: t }") == "(insert (ctor Team (title t)))");
   CHECK(expr("1.5") == "1.5");

@@ -14,6 +14,7 @@
 //       container: WO-E212 at compile time, never a run-time nil.
 //
 // Parameters of code `a` (json.encode) take any value, nil included: no probe.
+// Actor builtins (flag ACTOR) are skipped: see corpus/run/actor-lang-nil-*.
 // Usage: wo_nil_arg_programs OUT   (tests/nil_args/run.sh runs the fixtures)
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,9 @@ int main(int argc, char** argv) {
 
   for (size_t bi = 0; bi < table.size(); ++bi) {
     const auto& b = table[bi];
+    // Actor operations need an actor to address and trap with their own
+    // message (`send: nil actor address`): corpus/run/actor-lang-nil-* covers them.
+    if (b.flags & wo::sema::ACTOR) continue;
     std::string params(b.params);
     std::string sig = shown(b) + "(" + params + ")";
     for (size_t p = 0; p < params.size(); ++p) {

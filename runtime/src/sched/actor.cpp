@@ -199,7 +199,7 @@ void deliver(Fiber* self, Actor* a) {
     complete_call(env.wait, reply, unwound);
   }
   a->running = false;
-  if (!unwound && !a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
+  if (!a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
     a->queued = true;
     push_run(a->home, Runnable{nullptr, a});
   }

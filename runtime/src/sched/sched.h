@@ -38,6 +38,9 @@ struct Fiber {
   Shard* shard = nullptr;
   uintptr_t stack_limit = 0;
   void* tsan = nullptr;
+  const void* stack_lo = nullptr;   // the stack's bounds (for AddressSanitizer)
+  size_t stack_size = 0;
+  void* asan_fake = nullptr;
   Actor* task = nullptr;        // delivery fibers: the actor to run next (nullptr: exit)
   Actor* serving = nullptr;     // the actor whose receive this fiber is running
   uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
@@ -163,6 +166,7 @@ struct Shard {
   // The inbox: any thread pushes, the shard drains.
   std::mutex mu;
   std::vector<InboxItem> inbox;
+  std::atomic<bool> has_mail{false};        // inbox non-empty (a lock-free peek)
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   bool quit = false;                        // the loop returns (shutdown)
 };

@@ -28,6 +28,7 @@
 #include "../stop.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "asan_fiber.h"
 #include "fiber_local.h"
 #include "tsan_fiber.h"
 #include "wo_db.h"
@@ -69,8 +70,8 @@ int64_t read_mailbox_cap() {
   return n;
 }
 
-// The lowest usable frame address of the calling thread's own stack.
-uintptr_t thread_stack_limit() {
+// Records the calling thread's own stack bounds in `f`.
+void thread_stack(Fiber* f) {
   pthread_attr_t attr;
   void* lo = nullptr;
   size_t size = 0;
@@ -78,8 +79,22 @@ uintptr_t thread_stack_limit() {
     pthread_attr_getstack(&attr, &lo, &size);
     pthread_attr_destroy(&attr);
   }
-  return lo ? reinterpret_cast<uintptr_t>(lo) + kStackMargin : 0;
+  f->stack_lo = lo;
+  f->stack_size = size;
 }
+
+// protected_fixedsize_stack that also tells the fiber where its stack is.
+struct RecordingStack {
+  Fiber* f;
+  boost::context::protected_fixedsize_stack inner{kFiberStack};
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc = inner.allocate();
+    f->stack_size = sc.size;
+    f->stack_lo = static_cast<char*>(sc.sp) - sc.size;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
+};
 
 void delivery_body(Fiber* f) {
   Shard* s = f->shard;
@@ -98,11 +113,11 @@ Fiber* make_fiber(Shard* s, void (*body)(Fiber*)) {
   f->shard = s;
   f->tsan = wo_tsan_fiber_create();
   f->cont = boost::context::fiber(
-      std::allocator_arg, boost::context::protected_fixedsize_stack(kFiberStack),
+      std::allocator_arg, RecordingStack{f},
       [f, body](boost::context::fiber&& caller) {
+        wo_asan_finish_switch(nullptr);
         t_prev->cont = std::move(caller);
-        char here;
-        f->stack_limit = reinterpret_cast<uintptr_t>(&here) - kFiberStack + kStackMargin;
+        f->stack_limit = reinterpret_cast<uintptr_t>(f->stack_lo) + kStackMargin;
         local().stack_limit = f->stack_limit;
         body(f);
         f->finished = true;
@@ -110,6 +125,7 @@ Fiber* make_fiber(Shard* s, void (*body)(Fiber*)) {
         t_prev = f;
         t_cur = to;
         local().stack_limit = to->stack_limit;
+        wo_asan_start_switch(nullptr, to->stack_lo, to->stack_size);
         wo_tsan_fiber_switch(to->tsan);
         return std::move(to->cont);
       });
@@ -129,10 +145,12 @@ Fiber* take_idle(Shard* s) {
 }
 
 void drain_inbox(Shard* s) {
+  if (!s->has_mail.load(std::memory_order_acquire)) return;  // the common case costs no lock
   std::vector<InboxItem> items;
   {
     std::lock_guard lk(s->mu);
     items.swap(s->inbox);
+    s->has_mail.store(false, std::memory_order_relaxed);
   }
   for (InboxItem& it : items) {
     switch (it.kind) {
@@ -248,7 +266,8 @@ void worker_main(Shard* s) {
   t_shard = s;
   auto* sched = new Fiber;
   sched->shard = s;
-  sched->stack_limit = thread_stack_limit();
+  thread_stack(sched);
+  sched->stack_limit = sched->stack_lo ? reinterpret_cast<uintptr_t>(sched->stack_lo) + kStackMargin : 0;
   sched->tsan = wo_tsan_fiber_current();
   sched->native = true;
   init_thread_local(sched->stack_limit);
@@ -267,9 +286,11 @@ void switch_to(Fiber* from, Fiber* to) {
   t_prev = from;
   t_cur = to;
   local().stack_limit = to->stack_limit;
+  wo_asan_start_switch(&from->asan_fake, to->stack_lo, to->stack_size);
   wo_tsan_fiber_switch(to->tsan);
   boost::context::fiber back = std::move(to->cont).resume();
   // Running `from` again: whoever switched here left itself in t_prev.
+  wo_asan_finish_switch(from->asan_fake);
   t_prev->cont = std::move(back);
 }
 
@@ -292,6 +313,7 @@ void post(Shard* to, InboxItem item) {
     std::lock_guard lk(to->mu);
     was_empty = to->inbox.empty();
     to->inbox.push_back(item);
+    to->has_mail.store(true, std::memory_order_release);
   }
   if (was_empty) {
     uint64_t one = 1;
@@ -343,6 +365,8 @@ void register_actor(Actor* a) {
 
 void ensure_started() {
   if (started()) return;
+  // Publish the TLS offset before any worker reads it (wo_start normally has).
+  if (wo_fiber_local_offset == 0) init_thread_local(local().stack_limit);
   g_rt = new Runtime;
   g_rt->mailbox_cap = read_mailbox_cap();
   int n = shard_count();
@@ -360,6 +384,7 @@ void ensure_started() {
   m->is_main = true;
   m->native = true;
   m->stack_limit = local().stack_limit;
+  thread_stack(m);
   m->tsan = wo_tsan_fiber_current();
   g_rt->main = m;
   t_cur = m;
