@@ -11,8 +11,9 @@
 #   skynet    tree of 10 per node, 1,000,000 leaves (1,111,111 actors)  ms
 #   spawn     spawn N idle actors: ns per spawn, and resident bytes
 #             per idle actor ((max RSS with N - max RSS with 0) / N)
-#   pairs     4 independent ping-pong pairs at once, with 1 and with 2
-#             worker threads (WO_SHARDS, GOMAXPROCS, erl +S): the scaling
+#   pairs     4 independent ping-pong pairs at once (1,000,000 round trips
+#             each), with 1 and with 2 worker threads (WO_SHARDS,
+#             GOMAXPROCS, erl +S): the scaling
 #
 # Every program checks its own totals and exits 1 with a FAIL line when one
 # is wrong; it prints "ok OPS USEC", the work done and the microseconds it
@@ -46,10 +47,10 @@ WORKLOADS=${BENCH_ONLY:-pingpong oneway ring skynet spawn pairs}
 declare -A ARGS
 if [[ $QUICK == 0 ]]; then
   ARGS=([pingpong]="1000000" [oneway]="2000000" [ring]="1000 1000" [skynet]="1000000"
-        [spawn]="25000" [pairs]="4 250000")
+        [spawn]="25000" [pairs]="4 1000000")
 else
   ARGS=([pingpong]="100000" [oneway]="200000" [ring]="1000 100" [skynet]="100000"
-        [spawn]="10000" [pairs]="4 25000")
+        [spawn]="10000" [pairs]="4 100000")
 fi
 # spawn N is 25,000, not more, because Crystal 1.6 maps each fiber stack
 # separately and vm.max_map_count (65530 by default) stops it near 32,000
@@ -160,14 +161,16 @@ cmd() {
 }
 is_built() { if [[ $1 == wo ]]; then [[ -n ${built[wo.$2]:-} ]]; else [[ -n ${built[$1]:-} ]]; fi; }
 
-# measure LANG WORKLOAD THREADS ARGS -> "USEC OPS KIB" medians over RUNS runs
-# (KIB: max RSS from /usr/bin/time), or "FAIL" with the reason in $TMP/why.
+# measure LANG WORKLOAD THREADS ARGS -> "USEC OPS KIB CORES" medians over RUNS
+# runs (from /usr/bin/time: KIB the max RSS, CORES the process's CPU time over
+# its wall time, i.e. how many cores it really got), or "FAIL" with the
+# reason in $TMP/why.
 measure() {
   local l=$1 w=$2 t=$3 a=$4 i out rc
   : >"$TMP/m"
   for ((i = 0; i < RUNS; i++)); do
     # shellcheck disable=SC2046
-    out=$(timeout 600 /usr/bin/time -f 'maxrss %M' -o "$TMP/rss" $(cmd "$l" "$w" "$t") $a 2>"$TMP/err")
+    out=$(timeout 600 /usr/bin/time -f 'maxrss %M %U %S %e' -o "$TMP/rss" $(cmd "$l" "$w" "$t") $a 2>"$TMP/err")
     rc=$?
     if ((rc != 0)) || [[ ! $out =~ ^ok\ ([0-9]+)\ ([0-9]+)$ ]]; then
       { ((rc == 124)) && echo "timed out after 600 s" ||
@@ -175,17 +178,20 @@ measure() {
       echo FAIL
       return
     fi
-    echo "${BASH_REMATCH[2]} ${BASH_REMATCH[1]} $(awk '/^maxrss/ {print $2}' "$TMP/rss")" >>"$TMP/m"
+    echo "${BASH_REMATCH[2]} ${BASH_REMATCH[1]} $(awk '/^maxrss/ {printf "%s %.2f", $2, ($5 > 0 ? ($3 + $4) / $5 : 0)}' "$TMP/rss")" >>"$TMP/m"
   done
   # each column's own median (ops is the same in every run)
-  printf '%s %s %s' "$(cut -d' ' -f1 "$TMP/m" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')" \
-    "$(cut -d' ' -f2 "$TMP/m" | sed -n 1p)" "$(cut -d' ' -f3 "$TMP/m" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
+  local c med=()
+  for c in 1 2 3 4; do
+    med+=("$(cut -d' ' -f$c "$TMP/m" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')")
+  done
+  echo "${med[*]}"
 }
 
 # ---------------------------------------------------------------- run
 # F[$w.$v] = the figure of variant v (go, erl, cr, wo, wo1, and for pairs
 # go1 go2 erl1 erl2 cr wo1 wo2); "-" = not run, "FAIL" = failed.
-declare -A F
+declare -A F CORES
 figure() { # WORKLOAD USEC OPS -> the workload's figure
   case $1 in
     pingpong | oneway | pairs) awk -v u="$2" -v o="$3" 'BEGIN {printf "%.0f", o * 1e6 / u}' ;;
@@ -194,7 +200,7 @@ figure() { # WORKLOAD USEC OPS -> the workload's figure
   esac
 }
 run_variant() { # VARIANT LANG WORKLOAD THREADS
-  local v=$1 l=$2 w=$3 t=$4 r usec ops kib
+  local v=$1 l=$2 w=$3 t=$4 r usec ops kib cores
   F[$w.$v]=-
   is_built "$l" "$w" || return
   printf '  %-9s %-8s ... ' "$w" "$v"
@@ -209,13 +215,15 @@ run_variant() { # VARIANT LANG WORKLOAD THREADS
     rec run "$w" "$v" FAIL "$(cat "$TMP/why")"
     return
   fi
-  read -r usec ops kib <<<"$r"
+  read -r usec ops kib cores <<<"$r"
+  CORES[$w.$v]=$cores
   F[$w.$v]=$(figure "$w" "$usec" "$ops")
-  rec run "$w" "$v" "$usec" "us for $ops ops, max RSS $kib KiB"
+  rec run "$w" "$v" "$usec" "us for $ops ops, max RSS $kib KiB, $cores cores busy"
   if [[ $w == spawn ]]; then
     # the same program with 0 actors: its max RSS is the baseline
     local base
     base=$(measure "$l" "$w" "$t" 0)
+    [[ $base == FAIL ]] || base=$(cut -d' ' -f3 <<<"$base")
     if [[ $base == FAIL ]]; then
       F[spawn-mem.$v]=FAIL
     else
@@ -284,16 +292,18 @@ fi
 if [[ " $WORKLOADS " == *" pairs "* ]]; then
   say ""
   say "Scaling: ${ARGS[pairs]% *} independent ping-pong pairs at once, round trips/s, with 1 and 2 worker threads"
-  printf '%-10s %14s %14s %8s  %s\n' "" "1 thread" "2 threads" "2 / 1" aim
+  say "(cores busy: the process's CPU time over its wall time; on a busy machine the 2-thread runs get less than 2)"
+  printf '%-10s %14s %14s %8s %12s  %s\n' "" "1 thread" "2 threads" "2 / 1" "cores busy" aim
   for l in "${langs[@]}"; do
     if [[ $l == cr ]]; then
-      printf '%-10s %14s %14s %8s  %s\n' Crystal "$(fmt "${F[pairs.cr]:--}")" "(one thread)" - ""
+      printf '%-10s %14s %14s %8s %12s  %s\n' Crystal "$(fmt "${F[pairs.cr]:--}")" "(one thread)" - "${CORES[pairs.cr]:--}" ""
       rec figure pairs cr "${F[pairs.cr]:--}" "round trips/s"
       continue
     fi
     s=$(awk -v a="${F[pairs.${l}1]:--}" -v b="${F[pairs.${l}2]:--}" 'BEGIN {
       if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0) print "-"; else printf "%.2fx", b / a }')
-    printf '%-10s %14s %14s %8s  %s\n' "${NAME[$l]}" "$(fmt "${F[pairs.${l}1]:--}")" "$(fmt "${F[pairs.${l}2]:--}")" "$s" \
+    printf '%-10s %14s %14s %8s %12s  %s\n' "${NAME[$l]}" "$(fmt "${F[pairs.${l}1]:--}")" "$(fmt "${F[pairs.${l}2]:--}")" "$s" \
+      "${CORES[pairs.${l}1]:--} / ${CORES[pairs.${l}2]:--}" \
       "$([[ $l == wo ]] && echo "WO_SHARDS=1 -> 2: >= 1.60x")"
     rec figure pairs "${l}1" "${F[pairs.${l}1]:--}" "round trips/s"
     rec figure pairs "${l}2" "${F[pairs.${l}2]:--}" "round trips/s"
