@@ -167,6 +167,7 @@ struct Shard {
   std::mutex mu;
   std::vector<InboxItem> inbox;
   std::atomic<bool> has_mail{false};        // inbox non-empty (a lock-free peek)
+  std::atomic<bool> sleeping{false};        // in poll(): a poster must write the eventfd
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   bool quit = false;                        // the loop returns (shutdown)
 };

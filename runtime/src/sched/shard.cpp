@@ -16,6 +16,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,15 @@ namespace {
 
 constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on first touch
 constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
+constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox this long before sleeping
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 Runtime* g_rt = nullptr;
 std::atomic<bool> g_started{false};
@@ -184,19 +194,44 @@ void cancel_main_on_stop(Shard* s) {
   push_run(s, Runnable{m, nullptr});
 }
 
+// Nothing to run: first spin a little (a reply or the next hop of a ring
+// usually arrives within microseconds, and waking a sleeping thread costs far
+// more), then sleep on the eventfd, bounded by the next timer and by 1 s.
+// `sleeping` and `has_mail` form a Dekker pair with post(): the poster writes
+// the eventfd only when the shard may be asleep, and the shard re-checks its
+// inbox after announcing that it sleeps, so no post is missed.
 void idle_wait(Shard* s) {
+  int64_t deadline = s->timers.empty() ? INT64_MAX : s->timers.top().deadline_us;
+  int64_t spin_until = now_us() + kSpinUs;
+  for (int i = 0; !s->has_mail.load(std::memory_order_acquire); ++i) {
+    if ((i & 63) == 63) {
+      int64_t now = now_us();
+      if (now >= deadline) return;
+      if (now >= spin_until) break;
+      if (g_rt->shutdown.load(std::memory_order_relaxed) || (s->id == 0 && stop_requested())) return;
+    }
+    if (i < 256)
+      cpu_relax();
+    else
+      sched_yield();  // a loaded machine: let the thread we are waiting for run
+  }
+  if (s->has_mail.load(std::memory_order_acquire)) return;
   int timeout_ms = 1000;
-  if (!s->timers.empty()) {
-    int64_t left = s->timers.top().deadline_us - now_us();
+  if (deadline != INT64_MAX) {
+    int64_t left = deadline - now_us();
     if (left <= 0) return;
     int64_t ms = (left + 999) / 1000;
     if (ms < timeout_ms) timeout_ms = static_cast<int>(ms);
   }
-  pollfd p{s->efd, POLLIN, 0};
-  if (::poll(&p, 1, timeout_ms) > 0) {
-    uint64_t n;
-    if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
+  s->sleeping.store(true, std::memory_order_seq_cst);
+  if (!s->has_mail.load(std::memory_order_seq_cst)) {
+    pollfd p{s->efd, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) > 0) {
+      uint64_t n;
+      if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
+    }
   }
+  s->sleeping.store(false, std::memory_order_relaxed);
 }
 
 void run(Shard* s, Runnable r) {
@@ -308,14 +343,12 @@ int64_t now_us() {
 void push_run(Shard* s, Runnable r) { s->runq.push_back(r); }
 
 void post(Shard* to, InboxItem item) {
-  bool was_empty;
   {
     std::lock_guard lk(to->mu);
-    was_empty = to->inbox.empty();
     to->inbox.push_back(item);
-    to->has_mail.store(true, std::memory_order_release);
+    to->has_mail.store(true, std::memory_order_seq_cst);
   }
-  if (was_empty) {
+  if (to->sleeping.load(std::memory_order_seq_cst)) {
     uint64_t one = 1;
     if (::write(to->efd, &one, sizeof one) < 0) { /* the counter is saturated: already awake */ }
   }
