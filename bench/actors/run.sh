@@ -292,22 +292,27 @@ fi
 if [[ " $WORKLOADS " == *" pairs "* ]]; then
   say ""
   say "Scaling: ${ARGS[pairs]% *} independent ping-pong pairs at once, round trips/s, with 1 and 2 worker threads"
-  say "(cores busy: the process's CPU time over its wall time; on a busy machine the 2-thread runs get less than 2)"
-  printf '%-10s %14s %14s %8s %12s  %s\n' "" "1 thread" "2 threads" "2 / 1" "cores busy" aim
+  say "(cores busy: the process's CPU time over its wall time; on a busy machine a 2-thread run gets less than 2."
+  say " per CPU: the same ratio of round trips per CPU-second, i.e. what the threads did with the time they got)"
+  printf '%-10s %14s %14s %8s %12s %8s  %s\n' "" "1 thread" "2 threads" "2 / 1" "cores busy" "per CPU" aim
   for l in "${langs[@]}"; do
     if [[ $l == cr ]]; then
-      printf '%-10s %14s %14s %8s %12s  %s\n' Crystal "$(fmt "${F[pairs.cr]:--}")" "(one thread)" - "${CORES[pairs.cr]:--}" ""
+      printf '%-10s %14s %14s %8s %12s %8s  %s\n' Crystal "$(fmt "${F[pairs.cr]:--}")" "(one thread)" - "${CORES[pairs.cr]:--}" - ""
       rec figure pairs cr "${F[pairs.cr]:--}" "round trips/s"
       continue
     fi
     s=$(awk -v a="${F[pairs.${l}1]:--}" -v b="${F[pairs.${l}2]:--}" 'BEGIN {
       if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0) print "-"; else printf "%.2fx", b / a }')
-    printf '%-10s %14s %14s %8s %12s  %s\n' "${NAME[$l]}" "$(fmt "${F[pairs.${l}1]:--}")" "$(fmt "${F[pairs.${l}2]:--}")" "$s" \
-      "${CORES[pairs.${l}1]:--} / ${CORES[pairs.${l}2]:--}" \
+    pc=$(awk -v a="${F[pairs.${l}1]:--}" -v b="${F[pairs.${l}2]:--}" -v ca="${CORES[pairs.${l}1]:--}" -v cb="${CORES[pairs.${l}2]:--}" 'BEGIN {
+      if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || ca !~ /^[0-9.]+$/ || cb !~ /^[0-9.]+$/ || a * cb == 0) print "-";
+      else printf "%.2fx", (b / cb) / (a / ca) }')
+    printf '%-10s %14s %14s %8s %12s %8s  %s\n' "${NAME[$l]}" "$(fmt "${F[pairs.${l}1]:--}")" "$(fmt "${F[pairs.${l}2]:--}")" "$s" \
+      "${CORES[pairs.${l}1]:--} / ${CORES[pairs.${l}2]:--}" "$pc" \
       "$([[ $l == wo ]] && echo "WO_SHARDS=1 -> 2: >= 1.60x")"
     rec figure pairs "${l}1" "${F[pairs.${l}1]:--}" "round trips/s"
     rec figure pairs "${l}2" "${F[pairs.${l}2]:--}" "round trips/s"
     rec figure pairs "$l-scaling" "$s"
+    rec figure pairs "$l-scaling-per-cpu" "$pc"
   done
 fi
 rec machine loadavg-end "$(cut -d' ' -f1-3 /proc/loadavg)"
