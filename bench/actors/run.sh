@@ -43,6 +43,10 @@ QUICK=${BENCH_QUICK:-0}
 [[ $QUICK == 0 ]] && RUNS=${BENCH_ACTORS_RUNS:-3} || RUNS=${BENCH_ACTORS_RUNS:-1}
 WORKLOADS=${BENCH_ONLY:-pingpong oneway ring skynet spawn pairs}
 
+# Each runtime's defaults, whatever the caller's environment says (the
+# threads are set per run below; a small WO_MAILBOX would trap `oneway`).
+unset WO_SHARDS WO_MAILBOX WO_REDUCTIONS GOMAXPROCS ERL_FLAGS ERL_AFLAGS ERL_ZFLAGS CRYSTAL_WORKERS
+
 # Arguments of each workload (the same in every language).
 declare -A ARGS
 if [[ $QUICK == 0 ]]; then
