@@ -84,6 +84,20 @@ void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
   post(a->home, it);
 }
 
+// Would `caller` (the actor running this call, or nullptr for main) wait on
+// itself through `target`? Follows the chain of receives parked in calls
+// while it stays on this shard: `waiting_on` of this shard's actors is only
+// written by this thread (set at the call, cleared when the reply is taken),
+// so the chain is consistent. A chain that leaves the shard is not followed.
+bool closes_call_cycle(Actor* caller, Actor* target) {
+  if (!caller) return false;
+  Shard* here = current_shard();
+  int hops = 0;
+  for (Actor* x = target; x && x->home == here && hops < 100000; x = x->waiting_on, ++hops)
+    if (x == caller) return true;
+  return false;
+}
+
 void refuse_in_transaction(const char* what, const WoSite* site) {
   if (wo_tx_active()) raise(kDb, site, what);
 }
@@ -156,6 +170,7 @@ void complete_call(CallWait* w, uint64_t reply, bool died) {
 }
 
 void finish_wake(CallWait* w) {
+  if (w->caller_actor && !w->abandoned) w->caller_actor->waiting_on = nullptr;
   if (!w->abandoned) wake(w->caller, w->park_id);
   unref_wait(w);
 }
@@ -263,21 +278,25 @@ uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const W
   refuse_in_transaction("cannot park inside a transaction", site);
   Fiber* me = current_fiber();
   if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
+  if (closes_call_cycle(me->serving, a)) wo::raise(kActor, site, "call cycle would deadlock");
   if (a->dead.load(std::memory_order_relaxed)) wo::raise(kActor, site, kDiedDuringCall);
   if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
   auto* w = new CallWait;
   w->caller = me;
   w->shard = current_shard();
   w->park_id = me->park_id + 1;  // the id park() is about to use
+  w->caller_actor = me->serving;
   try {
     enqueue(a, guard.disown(), msg_type, w);
   } catch (...) {
     delete w;  // the message never reached a mailbox
     throw;
   }
+  if (me->serving) me->serving->waiting_on = a;
   try {
     park(-1);
   } catch (...) {
+    if (me->serving) me->serving->waiting_on = nullptr;
     w->abandoned = true;  // read only on this shard (finish_wake)
     unref_wait(w);
     throw;

@@ -64,6 +64,7 @@ struct Envelope {
 struct CallWait {
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
+  Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
   Shard* shard = nullptr;       // the caller's shard
   uint64_t park_id = 0;
   uint64_t reply = 0;
@@ -122,6 +123,7 @@ struct Actor {
   std::vector<Monitor> monitors;      // home only
   std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
   std::atomic<bool> dead{false};
+  Actor* waiting_on = nullptr;        // its receive is parked in a call to this actor (home only)
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
 };
