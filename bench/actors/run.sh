@@ -124,7 +124,9 @@ rec tool woc "${woc_version:-unknown}"
 rec tool go "$go_version"
 rec tool erlang "$erl_version"
 rec tool crystal "$cr_version"
-have crystal || say "bench/actors: Crystal is not installed: no Crystal column"
+have go || say "bench/actors: Go is not installed (apt-get install -y golang-go): no Go column"
+have erl && have erlc || say "bench/actors: Erlang is not installed (apt-get install -y erlang-base): no Erlang column"
+have crystal || say "bench/actors: Crystal is not installed (apt-get install -y crystal): no Crystal column"
 
 # ---------------------------------------------------------------- build
 say "building (woc build -O2, go build, erlc, crystal build --release) ..."
