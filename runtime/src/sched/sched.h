@@ -190,6 +190,7 @@ void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if
 void add_timer(Timer t);
 int64_t now_us();
 void switch_to(Fiber* from, Fiber* to);
+void switch_away(Fiber* from, Shard* s);  // to the next runnable, else the scheduler
 
 // ---- actor.cpp -----------------------------------------------------------------
 void deliver(Fiber* self, Actor* a);       // runs one message on the current (home) shard
