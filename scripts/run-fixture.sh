@@ -17,8 +17,9 @@
 # stdout is all runs' output in order, and every run but the last must exit 0.
 # The program runs in a fresh empty working directory with no WO_* variables
 # inherited but WO_EPHEMERAL=1 and WO_SHARDS=1 (runtime.md §1.8; an `env` file
-# setting WO_DATA or WO_EPHEMERAL replaces the first). WO_FIXTURE_TIMEOUT
-# (seconds, default 60) bounds each step.
+# setting WO_DATA or WO_EPHEMERAL replaces the first, one setting WO_SHARDS
+# the second). WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step:
+# the build, and each run. tests/runner/runner-test.sh checks all of this.
 # Exit status: 0 pass, 1 fail, 2 usage. Temporary files are always removed.
 set -uo pipefail
 

@@ -66,8 +66,10 @@ void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSit
 
 // `call(addr, msg)`: parks the calling fiber until the receive returns and
 // returns its reply word. ACTOR `actor died during call` when the callee is
-// dead or dies first; ACTOR (docs/decisions/0018) for a call to the actor
-// that is running the call; DB `cannot park inside a transaction`.
+// dead or dies first; ACTOR `call to the calling actor would deadlock` for
+// a call to the actor running the call and `call cycle would deadlock` for
+// one that closes a cycle of parked receives on this shard
+// (docs/decisions/0018); DB `cannot park inside a transaction`.
 uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site);
 
 // `monitor(watched, observer, notice)`: `notice` goes to `observer` when

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/diagnostics.h"
 #include "frontend/loader.h"
@@ -35,6 +36,17 @@ inline std::unique_ptr<Analyzed> analyze_source(const std::string& src, const ch
   REQUIRE(loaded.io_error.empty());
   out->program = std::make_unique<wo::ast::Program>(std::move(loaded.program));
   if (!out->diags.has_errors()) out->info = wo::sema::analyze(*out->program, out->diags);
+  return out;
+}
+
+// "WO-E221@5:34" per diagnostic (code @ line:column), sorted: what the
+// position tests compare.
+inline std::vector<std::string> diag_positions(const std::string& src, const char* dir_name) {
+  auto a = analyze_source(src, dir_name);
+  std::vector<std::string> out;
+  for (auto& d : a->diags.sorted())
+    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + std::to_string(d.loc.line) + ":" +
+                  std::to_string(d.loc.col));
   return out;
 }
 

@@ -11,15 +11,7 @@
 
 namespace {
 
-// "WO-E403@5:34" per diagnostic, sorted.
-std::vector<std::string> check(const std::string& src) {
-  auto a = wo_test::analyze_source(src, "wo-sema-refusals-test");
-  std::vector<std::string> out;
-  for (auto& d : a->diags.sorted())
-    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + std::to_string(d.loc.line) + ":" +
-                  std::to_string(d.loc.col));
-  return out;
-}
+std::vector<std::string> check(const std::string& src) { return wo_test::diag_positions(src, "wo-sema-refusals-test"); }
 using V = std::vector<std::string>;
 
 }  // namespace

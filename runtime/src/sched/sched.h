@@ -62,6 +62,18 @@ struct Envelope {
 // it is reference counted (caller + envelope) and only the caller's shard
 // reads `abandoned`; the reply travels in the Wake item's happens-before.
 struct CallWait {
+  CallWait() = default;
+  CallWait& operator=(const CallWait& o) {  // reset by new_wait (atomics do not copy)
+    refs.store(o.refs.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    caller = o.caller;
+    caller_actor = o.caller_actor;
+    shard = o.shard;
+    park_id = o.park_id;
+    reply = o.reply;
+    died = o.died;
+    abandoned = o.abandoned;
+    return *this;
+  }
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
   Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
@@ -190,6 +202,7 @@ void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if
 void add_timer(Timer t);
 int64_t now_us();
 void switch_to(Fiber* from, Fiber* to);
+void switch_away(Fiber* from, Shard* s);  // to the next runnable, else the scheduler
 
 // ---- actor.cpp -----------------------------------------------------------------
 void deliver(Fiber* self, Actor* a);       // runs one message on the current (home) shard

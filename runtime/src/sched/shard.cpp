@@ -106,13 +106,33 @@ struct RecordingStack {
   void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
 };
 
+bool take_next(Shard* s, Runnable* out);
+Fiber* take_idle(Shard* s);
+
+// A pooled fiber's life: deliver, then hand the thread straight to what runs
+// next — the next delivery in this same fiber, another fiber, or (nothing
+// runnable) the scheduler, which waits. No scheduler round trip per message.
 void delivery_body(Fiber* f) {
   Shard* s = f->shard;
-  while (Actor* a = f->task) {
-    f->task = nullptr;
+  Actor* a = f->task;
+  f->task = nullptr;
+  while (a) {
     deliver(f, a);
+    Runnable r;
+    if (take_next(s, &r) && r.actor) {
+      a = r.actor;
+      local().budget = reductions();
+      continue;
+    }
     s->idle.push_back(f);
-    switch_to(f, s->sched);
+    if (r.fiber) {
+      local().budget = reductions();
+      switch_to(f, r.fiber);
+    } else {
+      switch_to(f, s->sched);
+    }
+    a = f->task;  // resumed from the pool: the next delivery, or nullptr to finish
+    f->task = nullptr;
   }
 }
 
@@ -234,18 +254,36 @@ void idle_wait(Shard* s) {
   s->sleeping.store(false, std::memory_order_relaxed);
 }
 
-void run(Shard* s, Runnable r) {
-  Fiber* f = r.fiber;
-  if (r.actor) {
-    Actor* a = r.actor;
-    a->queued = false;
-    if (a->dead.load(std::memory_order_relaxed) || a->mailbox.empty()) return;
-    a->running = true;
-    f = take_idle(s);
-    f->task = a;
+// What the shard runs next, after taking in what other shards posted and
+// firing due timers: a fiber to resume, or an actor whose delivery starts
+// (marked running). False when nothing is runnable or the program is ending.
+bool take_next(Shard* s, Runnable* out) {
+  *out = Runnable{nullptr, nullptr};
+  if (g_rt->shutdown.load(std::memory_order_acquire)) return false;
+  drain_inbox(s);
+  fire_timers(s);
+  cancel_main_on_stop(s);
+  while (!s->runq.empty()) {
+    Runnable r = s->runq.front();
+    s->runq.pop_front();
+    if (r.actor) {
+      Actor* a = r.actor;
+      a->queued = false;
+      if (a->dead.load(std::memory_order_relaxed) || a->mailbox.empty()) continue;
+      a->running = true;
+    }
+    *out = r;
+    return true;
   }
-  local().budget = reductions();
-  switch_to(s->sched, f);
+  return false;
+}
+
+// The fiber that will run `r`: its own, or a pooled one given the delivery.
+Fiber* fiber_for(Shard* s, Runnable r) {
+  if (!r.actor) return r.fiber;
+  Fiber* f = take_idle(s);
+  f->task = r.actor;
+  return f;
 }
 
 // Ends everything this shard owns (runtime.md §3.10): parked and runnable
@@ -284,13 +322,10 @@ void run_loop(Shard* s) {
       teardown(s);
       return;
     }
-    drain_inbox(s);
-    fire_timers(s);
-    cancel_main_on_stop(s);
-    if (!s->runq.empty()) {
-      Runnable r = s->runq.front();
-      s->runq.pop_front();
-      run(s, r);
+    Runnable r;
+    if (take_next(s, &r)) {
+      local().budget = reductions();
+      switch_to(s->sched, fiber_for(s, r));
       continue;
     }
     idle_wait(s);
@@ -360,6 +395,20 @@ void add_timer(Timer t) {
   s->timers.push(t);
 }
 
+// The running fiber `from` (already queued, parked or pooled) gives the
+// thread to whatever runs next, directly; only when nothing is runnable does
+// the scheduler take over (and wait). Resuming `from` itself is a no-op.
+void switch_away(Fiber* from, Shard* s) {
+  Runnable r;
+  if (!take_next(s, &r)) {
+    switch_to(from, s->sched);
+    return;
+  }
+  local().budget = reductions();
+  Fiber* to = fiber_for(s, r);
+  if (to != from) switch_to(from, to);
+}
+
 void park(int64_t deadline_us) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
@@ -367,7 +416,7 @@ void park(int64_t deadline_us) {
   uint64_t id = ++f->park_id;
   f->parked = true;
   if (deadline_us >= 0) add_timer(Timer{deadline_us, 0, f, id, nullptr, 0, nullptr});
-  switch_to(f, s->sched);
+  switch_away(f, s);
   f->parked = false;
   if (f->cancel) throw Unwind{};
 }
@@ -493,7 +542,7 @@ void wo_yield(void) {
   Fiber* f = t_cur;
   if (f == s->sched || wo_tx_active()) return;  // a transaction never parks (decision 0018)
   push_run(s, Runnable{f, nullptr});
-  switch_to(f, s->sched);
+  switch_away(f, s);
   if (f->cancel) throw Unwind{};
 }
 
