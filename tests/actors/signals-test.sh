@@ -100,6 +100,12 @@ run() {
   done
   exec 3<&-
   if [[ $timed_out -eq 1 ]]; then
+    # A hang is a finding: keep every thread's stack for the report (gdb,
+    # when installed, itself bounded), then kill.
+    if command -v gdb >/dev/null; then
+      timeout 30 gdb -batch -p "$pid" -ex 'thread apply all bt 30' >"$tmp/stacks" 2>&1
+      grep -E '^(Thread|#)' "$tmp/stacks" | head -n 150 >>"$tmp/err"
+    fi
     kill -KILL "$pid" 2>/dev/null
   fi
   wait "$pid"
@@ -123,8 +129,8 @@ report() {
   printf '  %s\n' "$@"
   echo "  --- stdout (first 20 lines) ---"
   head -n 20 "$tmp/out" | sed 's/^/  /'
-  echo "  --- stderr (first 20 lines) ---"
-  head -n 20 "$tmp/err" | sed 's/^/  /'
+  echo "  --- stderr (after a timeout: then every thread's stack) ---"
+  head -n 170 "$tmp/err" | sed 's/^/  /'
 }
 
 sanitizer_clean() { ! grep -q 'Sanitizer' "$tmp/err"; }
