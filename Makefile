@@ -2,12 +2,13 @@
 # Debian 12 as root: they install what is missing first (scripts/setup-deps.sh).
 BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
+TSAN_DIR   ?= build-tsan
 FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan fuzz fuzz-build demo bench bench-actors clean
+.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors clean
 
 all: build
 
@@ -29,6 +30,17 @@ test-asan: deps
 	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWO_SANITIZE=address,undefined $(CMAKE_ARGS)
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(TEST_JOBS)
+
+# ThreadSanitizer over woc, the runtime, the code woc generates (woc
+# instruments it when built with WO_SANITIZE=thread) and the tests labelled
+# `tsan`: actor and multi-shard fixtures in both modes, the actor stress and
+# signal tests, the store's concurrent tests (docs/decisions/0021). The first
+# report stops the program with status 66, which fails its test.
+test-tsan: deps
+	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWO_SANITIZE=thread $(CMAKE_ARGS)
+	cmake --build $(TSAN_DIR) -j$(JOBS)
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 $(TSAN_OPTIONS)" \
+	  ctest --test-dir $(TSAN_DIR) --output-on-failure -j$(TEST_JOBS) -L tsan
 
 # libFuzzer targets (fuzz/README.md), built with clang-19 in their own build
 # directory; `make fuzz` runs each for FUZZ_TIME seconds (default 600), one
@@ -55,4 +67,4 @@ bench-actors: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

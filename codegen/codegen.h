@@ -30,7 +30,10 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 // Runs the -O pipeline of the new pass manager over `m` for target `tm`.
 // Returns true when some function was too large to optimise (optimize.cpp):
 // machine code for `m` should then be generated without optimisation too.
-bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level);
+// `sanitize` is a -fsanitize list ("thread", "address,undefined"): with
+// `thread` (or `address`) every function of `m` is instrumented like clang's
+// -fsanitize does, so that generated code is checked with the runtime.
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
 
 // The name of the entry function generated code defines.
 inline constexpr const char* kEntrySymbol = "wo_main_entry";

@@ -1,6 +1,7 @@
 // The -O0..-O3 pipeline of LLVM's new pass manager.
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
@@ -8,6 +9,8 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
+#include <llvm/Transforms/Instrumentation/ThreadSanitizer.h>
 
 #include "codegen/codegen.h"
 
@@ -60,9 +63,60 @@ bool skip_giant_functions(llvm::Module& m) {
   return any;
 }
 
+// Does the comma-separated -fsanitize list `list` name `which`?
+bool names_sanitizer(const std::string& list, const std::string& which) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (list.compare(start, comma - start, which) == 0) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// When woc itself runs under a sanitizer (WO_SANITIZE), the code it generates
+// is instrumented too (docs/decisions/0021): the inline retain/release fast
+// paths of module.cpp touch reference counts without calling the runtime, so
+// an uninstrumented program would hide exactly the races and use-after-frees
+// the sanitizer build is there to find. The sanitizer runtime itself is in the
+// woc process (JIT) or linked by `woc build` with the same -fsanitize flags.
+// As clang does, the function attribute opts every function in and the passes
+// run last, on optimised code.
+void add_sanitizers(llvm::Module& m, llvm::ModulePassManager& mpm, const std::string& sanitize) {
+  bool thread = names_sanitizer(sanitize, "thread");
+  bool address = names_sanitizer(sanitize, "address");
+  if (!thread && !address) return;
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    if (thread) f.addFnAttr(llvm::Attribute::SanitizeThread);
+    if (address) f.addFnAttr(llvm::Attribute::SanitizeAddress);
+  }
+  if (thread) {
+    mpm.addPass(llvm::ModuleThreadSanitizerPass());
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
+  }
+  if (address) {
+    // Heap and stack accesses are checked; globals are not given redzones.
+    // They are constants (literals, descriptors) that generated code only
+    // reads, a redzoned global needs registering at start-up (section
+    // symbols the JIT does not define), and a text literal's global is named
+    // `.text`, which the redzoned copy turns into an assembler symbol that
+    // clashes with the section.
+    for (llvm::GlobalVariable& g : m.globals()) {
+      llvm::GlobalValue::SanitizerMetadata md =
+          g.hasSanitizerMetadata() ? g.getSanitizerMetadata() : llvm::GlobalValue::SanitizerMetadata();
+      md.NoAddress = true;
+      g.setSanitizerMetadata(md);
+    }
+    mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions(), /*UseGlobalGC=*/false,
+                                           /*UseOdrIndicator=*/false));
+  }
+}
+
 }  // namespace
 
-bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
   bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -87,6 +141,7 @@ bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
   }
   llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(level)
                                                : pb.buildPerModuleDefaultPipeline(level);
+  add_sanitizers(m, mpm, sanitize);
   mpm.run(m, mam);
   return giant;
 }

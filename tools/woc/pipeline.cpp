@@ -15,6 +15,7 @@
 #include "frontend/loader.h"
 #include "sema/program_info.h"
 #include "sema/sema.h"
+#include "woc_config.h"
 
 namespace wo::driver {
 
@@ -78,7 +79,7 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
     out.status = driver_failure("internal error: invalid IR generated:\n" + why.str());
     return out;
   }
-  out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level);
+  out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
   if (!opts.emit_llvm.empty()) out.status = write_ir(*out.module, opts.emit_llvm);
   return out;
 }
