@@ -9,14 +9,16 @@
 
 namespace wo::sched {
 
-struct Runtime {
+struct alignas(64) Runtime {
+  // Read on every message by every shard; written only at start and at the end.
   std::vector<Shard*> shards;          // fixed once the workers start
   Fiber* main = nullptr;               // `main`, on shard 0
-  std::mutex actors_mu;
-  std::vector<Actor*> actors;          // every shell, freed at the very end
-  std::atomic<uint64_t> next_spawn{0};
   std::atomic<bool> shutdown{false};
   int64_t mailbox_cap = 1024;
+  // Written by spawns: a cache line of their own.
+  alignas(64) std::atomic<uint64_t> next_spawn{0};
+  std::mutex actors_mu;
+  std::vector<Actor*> actors;          // every shell, freed at the very end
 };
 
 void register_actor(Actor* a);
