@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../runtime/src/trap.h"
+#include "support.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -105,18 +106,6 @@ void yield_main(int times = 8) {
   for (int i = 0; i < times; ++i) wo_yield();
 }
 
-// The trap `f` raises (a test failure when it raises none).
-template <class F>
-wo::Trap trap_of(F f) {
-  try {
-    f();
-  } catch (const wo::Trap& t) {
-    return t;
-  }
-  FAIL("no trap");
-  return {};
-}
-
 }  // namespace
 
 TEST_CASE("actors: spawn runs nothing; main's yield delivers queued mail in FIFO order") {
@@ -149,7 +138,7 @@ TEST_CASE("actors: a full mailbox traps the sender at exactly the cap") {
   int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
   for (int i = 0; i < 3; ++i) wo_send(a, make_msg(1), &kMsg, &kSite);
   {
-    wo::Trap t = trap_of([&] { wo_send(a, make_msg(1), &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_send(a, make_msg(1), &kMsg, &kSite); });
     CHECK(t.code == 13);
     CHECK(t.msg == "actor mailbox full");
   }
@@ -167,7 +156,7 @@ TEST_CASE("actors: death fails the call, drops queued mail, fires monitors; send
   wo_send(a, make_msg(-1), &kMsg, &kSite);  // kills it
   wo_send(a, make_msg(5, "lost"), &kMsg, &kSite);
   {
-    wo::Trap t = trap_of([&] { wo_call(a, make_msg(1), &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_call(a, make_msg(1), &kMsg, &kSite); });
     CHECK(t.code == 13);
     CHECK(t.msg == "actor died during call");
   }
@@ -175,7 +164,7 @@ TEST_CASE("actors: death fails the call, drops queued mail, fires monitors; send
   CHECK(g_log == std::vector<std::string>{"100:notice1", "200:notice2"});
   wo_send(a, make_msg(5), &kMsg, &kSite);  // silent
   {
-    wo::Trap t = trap_of([&] { wo_call(a, make_msg(1), &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_call(a, make_msg(1), &kMsg, &kSite); });
     CHECK(t.msg == "actor died during call");
   }
   wo_monitor(a, obs, make_msg(300, "late"), &kMsg, &kSite);  // already dead: enqueued at once
@@ -206,12 +195,12 @@ TEST_CASE("actors: nil address and nil message trap BOUNDS with the operation's 
   Env env("1");
   int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
   {
-    wo::Trap t = trap_of([&] { wo_send(WO_NIL_SCALAR, make_msg(1), &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_send(WO_NIL_SCALAR, make_msg(1), &kMsg, &kSite); });
     CHECK(t.code == 6);
     CHECK(t.msg == "send: nil actor address");
   }
   {
-    wo::Trap t = trap_of([&] { wo_call(a, 0, &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_call(a, 0, &kMsg, &kSite); });
     CHECK(t.msg == "call: nil message");
   }
 }
