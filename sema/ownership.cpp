@@ -624,7 +624,7 @@ class OwnershipPass {
 }  // namespace
 
 // Classes that can reach themselves through fields (directly or via other
-// classes, unions, lists and interfaces) form cycles: they are traced. Each
+// classes, unions, lists, map values and interfaces) form cycles: they are traced. Each
 // edge is labelled with the field it goes through, so the path back to the
 // class can be shown (WO-E222 names why a class is traced).
 TracedClasses infer_traced(const ProgramInfo& info) {
@@ -636,6 +636,7 @@ TracedClasses infer_traced(const ProgramInfo& info) {
     t = t->base();
     switch (t->kind) {
       case TypeKind::List: add(from, t->elem, via); break;
+      case TypeKind::Map: add(from, t->value, via); break;  // keys are Int-shaped or Text
       case TypeKind::Class:
         if (!t->cls->is_table) edges[from].push_back({t->cls, via});  // rows are ids: they never close a cycle
         break;
