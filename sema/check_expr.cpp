@@ -669,7 +669,7 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     const BuiltinSig& b = table[bi];
     if (b.ns != ns || b.name != name) continue;
     if ((b.flags & NO_TX) && tx_depth_ > 0) {
-      bool parks = name == "call" || name == "sleep";
+      bool parks = !(b.flags & ACTOR) || name == "call";  // time.sleep, net waits, call
       error(DiagCode::E111, at(e.span), "`" + shown + "` inside a `transaction { }` block: " +
                                             (parks ? "it would park this fiber while it holds the transaction open"
                                                    : "another actor could act on rows that are not durable yet") +

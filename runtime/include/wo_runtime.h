@@ -348,6 +348,22 @@ WoText* wo_time_iso(int64_t ms);                             // UTC `YYYY-MM-DDT
 WoText* wo_env_get(WoText* name);                            // NULL when unset
 bool wo_env_stopping(void);
 
+// ---- net (framework.md §1.2; runtime/src/net/) ----------------------------------
+// Connections are plain fds. Blocking calls park the calling fiber on its
+// shard's event loop; `_dl` variants take a deadline in ms (<= 0: none) and
+// return nil / false when it passes. OS failures trap IO with the OS text;
+// parking inside a transaction traps DB.
+int64_t wo_net_listen(WoText* host, int64_t port, const WoSite* site);   // IPv4, SO_REUSEADDR, backlog 64
+int64_t wo_net_listen_unix(WoText* path, const WoSite* site);           // unlinks a stale socket file first
+int64_t wo_net_accept(int64_t fd, const WoSite* site);
+int64_t wo_net_accept_dl(int64_t fd, int64_t ms, const WoSite* site);   // ?Int: WO_NIL_SCALAR at the deadline
+WoText* wo_net_read(int64_t fd, int64_t max, const WoSite* site);       // "" at EOF
+WoText* wo_net_read_dl(int64_t fd, int64_t max, int64_t ms, const WoSite* site);  // NULL at the deadline
+void wo_net_write(int64_t fd, WoText* text, const WoSite* site);        // every byte
+bool wo_net_write_dl(int64_t fd, WoText* text, int64_t ms, const WoSite* site);   // false: torn at the deadline
+void wo_net_close(int64_t fd, const WoSite* site);
+WoText* wo_net_peer(int64_t fd);                                         // "ip:port", "unix" or ""
+
 // ---- fs, proc (builtins.md §9) --------------------------------------------------
 // OS failures trap IO (9) with strerror(errno) as the message.
 bool wo_fs_exists(WoText* path);

@@ -167,6 +167,13 @@ struct Timer {
   }
 };
 
+// A fiber parked on an fd: lives on that fiber's stack while the fd is in
+// the shard's epoll set (registered before the park, removed after it).
+struct IoWait {
+  Fiber* fiber;
+  uint64_t park_id;
+};
+
 struct Runnable {
   Fiber* fiber;                 // resume this fiber, or
   Actor* actor;                 // start a delivery to this actor
@@ -188,6 +195,8 @@ struct alignas(64) Shard {
   std::atomic<bool> has_mail{false};        // inbox non-empty (a lock-free peek)
   std::atomic<bool> sleeping{false};        // in poll(): a poster must write the eventfd
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
+  int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
+  int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
   bool quit = false;                        // the loop returns (shutdown)
 };
 
@@ -204,6 +213,7 @@ void post(Shard* to, InboxItem item);     // cross-shard; wakes the shard
 // Unwind when cancelled. `timer_us` >= 0 also arms a wake-up at that time.
 void park(int64_t deadline_us);
 void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if still parked on park_id
+bool shutting_down();                     // the program is ending (parks unwind)
 void add_timer(Timer t);
 int64_t now_us();
 void switch_to(Fiber* from, Fiber* to);

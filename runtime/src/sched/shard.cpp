@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,10 +221,26 @@ void cancel_main_on_stop(Shard* s) {
 // `sleeping` and `has_mail` form a Dekker pair with post(): the poster writes
 // the eventfd only when the shard may be asleep, and the shard re-checks its
 // inbox after announcing that it sleeps, so no post is missed.
+// Wakes the fibers whose fds are ready (IoWait records on their stacks; the
+// eventfd is registered with a null pointer). `timeout_ms` 0 only polls.
+void poll_io(Shard* s, int timeout_ms) {
+  epoll_event evs[64];
+  int n = ::epoll_wait(s->epfd, evs, 64, timeout_ms);
+  for (int i = 0; i < n; ++i) {
+    auto* w = static_cast<IoWait*>(evs[i].data.ptr);
+    if (!w) {
+      uint64_t count;
+      if (::read(s->efd, &count, sizeof count) < 0) { /* EAGAIN: someone else drained it */ }
+      continue;
+    }
+    wake(w->fiber, w->park_id);
+  }
+}
+
 void idle_wait(Shard* s) {
   int64_t deadline = s->timers.empty() ? INT64_MAX : s->timers.top().deadline_us;
-  int64_t spin_until = now_us() + kSpinUs;
-  for (int i = 0; !s->has_mail.load(std::memory_order_acquire); ++i) {
+  int64_t spin_until = s->io_waiting ? 0 : now_us() + kSpinUs;  // fds to watch: no spinning
+  for (int i = 0; !s->has_mail.load(std::memory_order_acquire) && spin_until; ++i) {
     if ((i & 63) == 63) {
       int64_t now = now_us();
       if (now >= deadline) return;
@@ -244,13 +261,7 @@ void idle_wait(Shard* s) {
     if (ms < timeout_ms) timeout_ms = static_cast<int>(ms);
   }
   s->sleeping.store(true, std::memory_order_seq_cst);
-  if (!s->has_mail.load(std::memory_order_seq_cst)) {
-    pollfd p{s->efd, POLLIN, 0};
-    if (::poll(&p, 1, timeout_ms) > 0) {
-      uint64_t n;
-      if (::read(s->efd, &n, sizeof n) < 0) { /* EAGAIN: someone else drained it */ }
-    }
-  }
+  if (!s->has_mail.load(std::memory_order_seq_cst)) poll_io(s, timeout_ms);
   s->sleeping.store(false, std::memory_order_relaxed);
 }
 
@@ -261,6 +272,7 @@ bool take_next(Shard* s, Runnable* out) {
   *out = Runnable{nullptr, nullptr};
   if (g_rt->shutdown.load(std::memory_order_acquire)) return false;
   drain_inbox(s);
+  if (s->io_waiting) poll_io(s, 0);  // busy shards still notice ready fds
   fire_timers(s);
   cancel_main_on_stop(s);
   while (!s->runq.empty()) {
@@ -409,6 +421,8 @@ void switch_away(Fiber* from, Shard* s) {
   if (to != from) switch_to(from, to);
 }
 
+bool shutting_down() { return g_rt && g_rt->shutdown.load(std::memory_order_acquire); }
+
 void park(int64_t deadline_us) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
@@ -456,7 +470,12 @@ void ensure_started() {
     auto* s = new Shard;
     s->id = i;
     s->efd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->efd < 0) raise(static_cast<int64_t>(TrapCode::IO), nullptr, "cannot create the scheduler's eventfd");
+    s->epfd = ::epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr;  // the eventfd: no fiber to wake
+    if (s->efd < 0 || s->epfd < 0 || ::epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->efd, &ev) < 0)
+      raise(static_cast<int64_t>(TrapCode::IO), nullptr, "cannot create the scheduler's event loop");
     g_rt->shards.push_back(s);
   }
   Shard* s0 = g_rt->shards[0];
@@ -519,6 +538,7 @@ void shutdown() {
     }
     if (s->id != 0) delete s->sched;  // the worker's own stack: nothing to free
     ::close(s->efd);
+    ::close(s->epfd);
     delete s;
   }
   t_shard = nullptr;

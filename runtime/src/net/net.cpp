@@ -1,0 +1,168 @@
+// The `net` builtins (framework.md §1.1–§1.2): IPv4 TCP and AF_UNIX
+// listeners, accept, read, write, close, peer. Every socket is non-blocking;
+// a call that would block parks only the calling fiber on its shard's epoll
+// set (runtime/src/sched/io.cpp) and retries the syscall when woken. A
+// deadline that passes is a result (nil / false), never a trap; a failing
+// syscall traps IO with the OS text. `ms <= 0` means no deadline.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "../heap.h"
+#include "../sched/io.h"
+#include "../trap.h"
+#include "common/traps.h"
+
+namespace {
+
+constexpr int64_t kIo = static_cast<int64_t>(wo::TrapCode::IO);
+constexpr int64_t kBounds = static_cast<int64_t>(wo::TrapCode::BOUNDS);
+
+[[noreturn]] void raise_errno(const char* what, int err, const WoSite* site) {
+  wo::raise(kIo, site, (std::string(what) + ": " + std::strerror(err)).c_str());
+}
+
+int checked_fd(int64_t fd, const char* what, const WoSite* site) {
+  if (fd < 0 || fd > INT32_MAX) wo::raise(kBounds, site, (std::string(what) + ": not a socket").c_str());
+  return static_cast<int>(fd);
+}
+
+int64_t deadline_of(int64_t ms) {
+  if (ms <= 0) return -1;
+  constexpr int64_t kMaxMs = INT64_C(1) << 40;
+  return wo::sched::now_us() + (ms > kMaxMs ? kMaxMs : ms) * 1000;
+}
+
+// Waits until `fd` is ready or the deadline passes; false on a timeout (or a
+// stop signal during a `_dl` wait, which returns the timeout value too).
+bool wait_ready(int fd, uint32_t events, int64_t deadline_us, bool dl, const WoSite* site) {
+  return wo::sched::wait_fd(fd, events, deadline_us, dl, site) == wo::sched::Wait::Ready;
+}
+
+int make_listener(int domain, const sockaddr* addr, socklen_t len, const char* what, const WoSite* site) {
+  int fd = ::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) raise_errno(what, errno, site);
+  int one = 1;
+  if (domain == AF_INET) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, addr, len) < 0 || ::listen(fd, 64) < 0) {
+    int err = errno;
+    ::close(fd);
+    raise_errno(what, err, site);
+  }
+  return fd;
+}
+
+int64_t accept_impl(int64_t lfd, int64_t ms, bool dl, const WoSite* site) {
+  int fd = checked_fd(lfd, "net.accept", site);
+  int64_t deadline = dl ? deadline_of(ms) : -1;
+  for (;;) {
+    int c = ::accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (c >= 0) return c;
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.accept", errno, site);
+    if (!wait_ready(fd, EPOLLIN, deadline, dl, site)) return WO_NIL_SCALAR;
+  }
+}
+
+WoText* read_impl(int64_t cfd, int64_t max, int64_t ms, bool dl, const WoSite* site) {
+  int fd = checked_fd(cfd, "net.read", site);
+  if (max <= 0) return wo::text_from("", 0);
+  if (max > (INT64_C(1) << 30)) max = INT64_C(1) << 30;
+  int64_t deadline = dl ? deadline_of(ms) : -1;
+  WoText* t = wo::text_alloc(max);
+  wo::OwnedGuard guard(t);
+  for (;;) {
+    ssize_t n = ::read(fd, t->bytes, static_cast<size_t>(max));
+    if (n >= 0) {
+      t->len = n;
+      t->bytes[n] = '\0';
+      return static_cast<WoText*>(guard.disown());
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.read", errno, site);
+    if (!wait_ready(fd, EPOLLIN | EPOLLRDHUP, deadline, dl, site)) return nullptr;
+  }
+}
+
+bool write_impl(int64_t cfd, WoText* text, int64_t ms, bool dl, const WoSite* site) {
+  int fd = checked_fd(cfd, "net.write", site);
+  wo::need(text, site);
+  int64_t deadline = dl ? deadline_of(ms) : -1;
+  int64_t off = 0;
+  while (off < text->len) {
+    ssize_t n = ::send(fd, text->bytes + off, static_cast<size_t>(text->len - off), MSG_NOSIGNAL);
+    if (n >= 0) {
+      off += n;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.write", errno, site);
+    if (!wait_ready(fd, EPOLLOUT, deadline, dl, site)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+int64_t wo_net_listen(WoText* host, int64_t port, const WoSite* site) {
+  wo::need(host, site);
+  if (port < 0 || port > 65535) wo::raise(kIo, site, "net.listen: port out of range");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  const char* h = host->len == 0 ? "0.0.0.0" : host->bytes;
+  if (::inet_pton(AF_INET, h, &a.sin_addr) != 1) wo::raise(kIo, site, "net.listen: not an IPv4 address");
+  return make_listener(AF_INET, reinterpret_cast<sockaddr*>(&a), sizeof a, "net.listen", site);
+}
+
+int64_t wo_net_listen_unix(WoText* path, const WoSite* site) {
+  wo::need(path, site);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path->len == 0 || static_cast<size_t>(path->len) >= sizeof a.sun_path)
+    wo::raise(kIo, site, "net.listen_unix: path too long or empty");
+  std::memcpy(a.sun_path, path->bytes, static_cast<size_t>(path->len));
+  ::unlink(a.sun_path);  // a stale socket file from an earlier run (framework.md §1.2)
+  return make_listener(AF_UNIX, reinterpret_cast<sockaddr*>(&a), sizeof a, "net.listen_unix", site);
+}
+
+int64_t wo_net_accept(int64_t fd, const WoSite* site) { return accept_impl(fd, 0, false, site); }
+int64_t wo_net_accept_dl(int64_t fd, int64_t ms, const WoSite* site) { return accept_impl(fd, ms, true, site); }
+WoText* wo_net_read(int64_t fd, int64_t max, const WoSite* site) { return read_impl(fd, max, 0, false, site); }
+WoText* wo_net_read_dl(int64_t fd, int64_t max, int64_t ms, const WoSite* site) {
+  return read_impl(fd, max, ms, true, site);
+}
+void wo_net_write(int64_t fd, WoText* text, const WoSite* site) { write_impl(fd, text, 0, false, site); }
+bool wo_net_write_dl(int64_t fd, WoText* text, int64_t ms, const WoSite* site) {
+  return write_impl(fd, text, ms, true, site);
+}
+
+void wo_net_close(int64_t fd, const WoSite* site) {
+  int f = checked_fd(fd, "net.close", site);
+  if (::close(f) < 0 && errno != EINTR) raise_errno("net.close", errno, site);
+}
+
+WoText* wo_net_peer(int64_t fd) {
+  if (fd < 0 || fd > INT32_MAX) return wo::text_from("", 0);
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&ss), &len) < 0) return wo::text_from("", 0);
+  if (ss.ss_family == AF_UNIX) return wo::text_from("unix", 4);
+  if (ss.ss_family != AF_INET) return wo::text_from("", 0);
+  auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+  char ip[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+  std::string s = std::string(ip) + ":" + std::to_string(ntohs(in->sin_port));
+  return wo::text_from(s.data(), s.size());
+}
+
+}  // extern "C"
