@@ -462,10 +462,18 @@ bool resolve_project(const std::string& dir, bool update, Project& out, std::str
             have = false;
           }
         }
+        // A fresh clone goes to a temporary sibling, renamed into place only
+        // once checked out: an interrupted fetch never looks like a cache.
+        fs::path final_dir = ddir;
         if (!have) {
           fs::create_directories(ddir.parent_path(), ec);
-          if (run_git({"clone", "--quiet", "--no-checkout", d.git, dstr}, o, e) != 0)
+          ddir = ddir.parent_path() / (".tmp-" + d.name + "-" + std::to_string(getpid()));
+          fs::remove_all(ddir, ec);
+          dstr = ddir.string();
+          if (run_git({"clone", "--quiet", "--no-checkout", d.git, dstr}, o, e) != 0) {
+            fs::remove_all(ddir, ec);
             return fail(d, "WO-E106", "git clone of '" + d.git + "' failed: " + e);
+          }
         } else if (run_git({"-C", dstr, "fetch", "--quiet", "--tags", "--force", "origin"}, o, e) != 0) {
           return fail(d, "WO-E106", "git fetch of '" + d.git + "' failed: " + e);
         }
@@ -473,16 +481,28 @@ bool resolve_project(const std::string& dir, bool update, Project& out, std::str
         if (run_git({"-C", dstr, "rev-parse", "--verify", "--quiet", target + "^{commit}"}, o, e) != 0) {
           // a SHA not reachable from the cloned refs
           run_git({"-C", dstr, "fetch", "--quiet", "origin", target}, o, e);
-          if (run_git({"-C", dstr, "rev-parse", "--verify", "--quiet", target + "^{commit}"}, o, e) != 0)
+          if (run_git({"-C", dstr, "rev-parse", "--verify", "--quiet", target + "^{commit}"}, o, e) != 0) {
+            if (ddir != final_dir) fs::remove_all(ddir, ec);
             return fail(d, "WO-E106",
                         want.empty() ? "rev `" + d.rev + "` not found in '" + d.git + "' (give an exact tag or commit SHA)"
                                      : "locked commit " + want + " (wo.lock) not found in '" + d.git + "'");
+          }
         }
         std::string sha = o.substr(0, o.find('\n'));
         if (run_git({"-C", dstr, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", sha}, o,
-                    e) != 0)
+                    e) != 0) {
+          if (ddir != final_dir) fs::remove_all(ddir, ec);
           return fail(d, "WO-E106", "git checkout of " + sha + " failed: " + e);
+        }
         want = sha;
+        if (ddir != final_dir) {
+          fs::rename(ddir, final_dir, ec);
+          if (ec) {
+            fs::remove_all(ddir, ec);
+            return fail(d, "WO-E106", "cannot move the clone into '" + final_dir.string() + "'");
+          }
+          ddir = final_dir;
+        }
       }
       ManifestDep l = d;
       l.commit = want;

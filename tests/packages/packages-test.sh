@@ -106,6 +106,18 @@ printf '[deps]\nporch = { git = "file://%s", rev = "%s" }\n' "$lib" "$sha1" >"$a
 expect sha-rev 0 '^porch one$' -- "$woc" run "$app2"
 check sha-rev-lock grep -q "commit = \"$sha1\"" "$app2/wo.lock"
 
+# A locked commit that is gone upstream: WO-E106 (the lock is not silently re-resolved).
+cp "$app2/wo.lock" "$tmp/lock.saved"
+sed -i "s/commit = \"$sha1\"/commit = \"$(printf '1%.0s' {1..40})\"/" "$app2/wo.lock"
+rm -rf "$app2/.wo-deps"
+expect locked-commit-missing 2 "^woc: $app2/wo.toml:2: error WO-E106: .*locked commit 1{40}" -- "$woc" check "$app2"
+check no-partial-clone bash -c "! ls -A '$app2/.wo-deps' | grep -q ."
+cp "$tmp/lock.saved" "$app2/wo.lock"
+# Changing rev in wo.toml re-resolves (the lock entry no longer matches).
+printf '[deps]\nporch = { git = "file://%s", rev = "%s" }\n' "$lib" "$sha2" >"$app2/wo.toml"
+expect rev-changed 0 '^porch two$' -- "$woc" run "$app2"
+check rev-changed-lock grep -q "commit = \"$sha2\"" "$app2/wo.lock"
+
 # The dependency boundary.
 printf 'use porch/internal\n\nfn main() {\n  print(internal.tag())\n}\n' >"$app2/main.wo"
 expect e108 1 'main.wo:1:1: error WO-E108' -- "$woc" check "$app2"
