@@ -434,7 +434,11 @@ bool resolve_project(const std::string& dir, bool update, Project& out, std::str
   for (ManifestDep& d : m.deps) {
     if (is_stdlib_namespace(d.name))
       return fail(d, "WO-E107", "the name is a standard-library namespace, so `use " + d.name + "` could never reach it");
-    if (fs::is_directory(root / d.name, ec))
+    // A top-level module of the same name (a folder with .wo files that is not
+    // this path dependency itself) would make `use <name>` ambiguous.
+    bool own_dir = !d.path.empty() && fs::equivalent(root / d.name,
+                                                     fs::path(d.path).is_absolute() ? fs::path(d.path) : root / d.path, ec);
+    if (fs::is_directory(root / d.name, ec) && has_wo_files(root / d.name) && !own_dir)
       return fail(d, "WO-E107", "the project has a top-level directory `" + d.name + "/` of the same name (ambiguous `use`)");
     fs::path ddir;
     if (!d.path.empty()) {
