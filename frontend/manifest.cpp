@@ -262,6 +262,8 @@ bool read_deps(const std::string& file, const Entry& e, ManifestDep& d, bool loc
     return at("dependency `" + d.name + "` has both `path` and `git`/`rev`: give one source");
   if (d.path.empty() && d.git.empty())
     return at("dependency `" + d.name + "` needs `path` or `git`");
+  if ((!d.git.empty() && d.git[0] == '-') || (!d.rev.empty() && d.rev[0] == '-'))
+    return at("`git`/`rev` of dependency `" + d.name + "` may not start with `-`");
   if (!d.git.empty() && d.rev.empty())
     return at("git dependency `" + d.name + "` needs an exact `rev` (a tag or commit SHA)");
   return true;
