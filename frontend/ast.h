@@ -291,6 +291,7 @@ struct Module {
 
 struct Program {
   std::vector<Ptr<Module>> modules;  // modules[0] is the main module
+  bool library = false;              // wo.toml kind = "library": no `fn main` needed
 };
 
 }  // namespace ast

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "frontend/const_subst.h"
+#include "frontend/manifest.h"
 #include "frontend/parser.h"
 
 namespace wo {
@@ -57,9 +58,48 @@ ast::Ptr<ast::File> add_and_parse(const std::string& path, std::string text, con
   return parse_file(id, std::move(toks), diags);
 }
 
+
+// Adds every .wo file under `root` to `modules`, the module path prefixed by
+// `prefix` ("" for the program itself, the dependency name for a dep).
+// Directories in `skip` (path dependencies kept inside the project) are left
+// to their own collect.
+bool collect(const fs::path& root, const std::string& prefix, const std::vector<fs::path>& skip,
+             std::map<std::string, std::vector<std::string>>& modules, std::string& io_error) {
+  std::error_code ec;
+  auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    io_error = "cannot read '" + root.string() + "': " + ec.message();
+    return false;
+  }
+  for (auto end = fs::recursive_directory_iterator(); it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::directory_entry& e = *it;
+    std::string name = e.path().filename().string();
+    if (e.is_directory(ec)) {
+      if (!name.empty() && name[0] == '.') it.disable_recursion_pending();  // .git, .cache, .wo-deps, ...
+      for (const fs::path& s : skip)
+        if (fs::equivalent(e.path(), s, ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!e.is_regular_file(ec) || !is_wo(e.path())) continue;
+    std::string mod = module_name(e.path().parent_path(), root);
+    if (!prefix.empty()) mod = mod.empty() ? prefix : prefix + "/" + mod;
+    modules[mod].push_back((root / e.path().lexically_relative(root)).string());
+  }
+  return true;
+}
+
+bool stdlib_name(const std::string& n) {
+  static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
+  for (auto* x : names)
+    if (n == x) return true;
+  return false;
+}
+
 }  // namespace
 
-LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts) {
+LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts,
+                        bool update_deps) {
   LoadResult res;
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
@@ -71,24 +111,15 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
   // module path -> file paths (as shown in diagnostics)
   std::map<std::string, std::vector<std::string>> modules;
   modules[""];  // the main module always exists
+  Project project;
   if (fs::is_directory(st)) {
-    fs::path root(path);
-    auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-    if (ec) {
-      res.io_error = "cannot read '" + path + "': " + ec.message();
-      return res;
-    }
-    for (auto end = fs::recursive_directory_iterator(); it != end; it.increment(ec)) {
-      if (ec) break;
-      const fs::directory_entry& e = *it;
-      std::string name = e.path().filename().string();
-      if (e.is_directory(ec)) {
-        if (!name.empty() && name[0] == '.') it.disable_recursion_pending();  // .git, .cache, ...
-        continue;
-      }
-      if (!e.is_regular_file(ec) || !is_wo(e.path())) continue;
-      modules[module_name(e.path().parent_path(), root)].push_back((root / e.path().lexically_relative(root)).string());
-    }
+    if (!resolve_project(path, update_deps, project, res.io_error)) return res;
+    res.program.library = project.library;
+    std::vector<fs::path> dep_dirs;
+    for (const ResolvedDep& d : project.deps) dep_dirs.emplace_back(d.dir);
+    if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error)) return res;
+    for (const ResolvedDep& d : project.deps)
+      if (!collect(fs::path(d.dir), d.name, {}, modules, res.io_error)) return res;
   } else {
     modules[""].push_back(path);
   }
@@ -107,6 +138,36 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     }
     substitute_constants(*m);
     res.program.modules.push_back(std::move(m));
+  }
+
+  // Dependencies: a dep's own `use a/b` means its directory a/b, which is
+  // module `<dep>/a/b` here; an `internal` segment of a dep's path is refused
+  // from outside that dep (WO-E108).
+  for (auto& m : res.program.modules) {
+    std::string owner;  // the dependency this module belongs to, "" for the program
+    for (const ResolvedDep& d : project.deps)
+      if (m->path == d.name || m->path.rfind(d.name + "/", 0) == 0) owner = d.name;
+    for (auto& f : m->files) {
+      for (auto& u : f->uses) {
+        if (u.path.empty() || (u.path.size() == 1 && stdlib_name(u.path[0]))) continue;
+        if (!owner.empty()) {
+          u.path.insert(u.path.begin(), owner);
+          continue;
+        }
+        bool is_dep = false;
+        for (const ResolvedDep& d : project.deps) is_dep = is_dep || u.path[0] == d.name;
+        if (!is_dep) continue;
+        for (size_t i = 1; i < u.path.size(); ++i)
+          if (u.path[i] == "internal") {
+            std::string p;
+            for (size_t j = 0; j < u.path.size(); ++j) p += (j ? "/" : "") + u.path[j];
+            diags.error(DiagCode::E108, u.span.begin,
+                        "`use " + p + "` reaches into the `internal/` part of dependency `" + u.path[0] +
+                            "`, which only the dependency itself may use");
+            break;
+          }
+      }
+    }
   }
   return res;
 }

@@ -16,8 +16,13 @@ struct LoadResult {
   std::string io_error;  // non-empty: the path could not be read (woc exits 2)
 };
 
+// A directory with a wo.toml is a project (frontend/manifest.h): its [deps]
+// are resolved first (git deps fetched, wo.lock written; `update_deps` ignores
+// the lock) and each dependency's directories become modules `<dep>` and
+// `<dep>/sub` (docs/decisions/0022-packages.md). A manifest or dependency
+// failure is an io_error (exit 2); WO-E108 goes to `diags`.
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags,
-                        const LexOptions& opts);
+                        const LexOptions& opts, bool update_deps = false);
 
 // A one-file program from memory (`path` is only what diagnostics show): what
 // load_program does for a .wo file, without the file system. The fuzz targets

@@ -631,7 +631,7 @@ void Checker::run() {
     for (auto& m : cls->methods) check_fn(*m);
   check_using_collisions();
   check_stored_classes();
-  check_main();
+  if (!prog_.library) check_main();  // a wo.toml kind = "library" needs no entry point
   warn_unused_uses();
   if (!diags_.has_errors()) check_ownership(info_, diags_);
 }

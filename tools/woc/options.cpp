@@ -45,6 +45,8 @@ ParseResult parse_options(int argc, char** argv) {
     }
     if (a == "--help" || a == "-h") {
       o.help = true;
+    } else if (a == "--update-deps") {
+      o.update_deps = true;
     } else if (a == "--version") {
       o.version = true;
     } else if (a.size() == 3 && a.substr(0, 2) == "-O" && a[2] >= '0' && a[2] <= '3') {
@@ -114,6 +116,7 @@ std::string help_text(Verb verb) {
       "  -D FLAG           define FLAG for #if (repeatable; also -DFLAG)\n"
       "  -O0 .. -O3        optimisation level (default -O2)\n"
       "  --emit-llvm FILE  also write the optimised LLVM IR to FILE\n"
+      "  --update-deps     re-resolve wo.toml git deps, ignoring (and rewriting) wo.lock\n"
       "  -h, --help        show this help\n";
   switch (verb) {
     case Verb::Run:

@@ -18,6 +18,7 @@ struct Options {
   std::set<std::string> defines;          // -D FLAG, for #if
   int opt_level = 2;                      // -O0 .. -O3
   std::vector<std::string> program_args;  // run: the arguments after `--`
+  bool update_deps = false;               // --update-deps: re-resolve git deps, ignoring wo.lock
   bool help = false;                      // --help (for `verb`, or general)
   bool version = false;                   // --version
 };

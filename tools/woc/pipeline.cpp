@@ -41,9 +41,13 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   LexOptions lex;
   lex.defines = opts.defines;
 
-  LoadResult loaded = load_program(opts.path, sources, diags, lex);
+  LoadResult loaded = load_program(opts.path, sources, diags, lex, opts.update_deps);
   if (!loaded.io_error.empty()) {
     out.status = driver_failure(loaded.io_error);  // already worded: "cannot read '...': why"
+    return out;
+  }
+  if (loaded.program.library && machine && opts.verb != Verb::Check) {
+    out.status = driver_failure(opts.path + "/wo.toml: kind = \"library\" has no entry point to run or build (use `woc check`)");
     return out;
   }
   std::unique_ptr<sema::ProgramInfo> info;
