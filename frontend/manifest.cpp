@@ -4,6 +4,7 @@
 // line, `[section]` headers, `#` comments; values are basic "..." or literal
 // '...' strings, integers, booleans, and one-line inline tables { k = v, ... }.
 // Anything else is an error with file:line - a manifest is never half-read.
+#include "common/namespaces.h"
 #include "frontend/manifest.h"
 
 #include <sys/wait.h>
@@ -389,13 +390,6 @@ bool has_wo_files(const fs::path& dir) {
   return false;
 }
 
-bool is_stdlib_namespace(const std::string& n) {
-  static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
-  for (auto* x : names)
-    if (n == x) return true;
-  return false;
-}
-
 }  // namespace
 
 bool resolve_project(const std::string& dir, bool update, Project& out, std::string& error) {
@@ -434,7 +428,7 @@ bool resolve_project(const std::string& dir, bool update, Project& out, std::str
   std::vector<ManifestDep> locked_out;
   bool any_git = false;
   for (ManifestDep& d : m.deps) {
-    if (is_stdlib_namespace(d.name))
+    if (wo::is_stdlib_namespace(d.name))
       return fail(d, "WO-E107", "the name is a standard-library namespace, so `use " + d.name + "` could never reach it");
     // A top-level module of the same name (a folder with .wo files that is not
     // this path dependency itself) would make `use <name>` ambiguous.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/namespaces.h"
 #include "sema/checker.h"
 #include "sema/ownership.h"
 #include "sema/sema.h"
@@ -53,15 +54,6 @@ void Checker::declare_predeclared() {
   record("Proc", {{"code", I}, {"out", T}, {"err", T}});
 }
 
-namespace {
-bool is_stdlib_namespace(const std::string& n) {
-  static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
-  for (auto* x : names)
-    if (n == x) return true;
-  return false;
-}
-}  // namespace
-
 void Checker::declare_uses(ast::File& file, const std::string&) {
   auto& list = uses_[file.file_id];
   for (auto& u : file.uses) {
@@ -70,7 +62,7 @@ void Checker::declare_uses(ast::File& file, const std::string&) {
     e.alias = u.path.empty() ? "" : u.path.back();
     e.is_using = u.is_using;
     e.loc = at(u.span);
-    if (u.path.size() == 1 && is_stdlib_namespace(e.path)) {
+    if (u.path.size() == 1 && wo::is_stdlib_namespace(e.path)) {
       e.stdlib = true;
     } else if (!modules_.count(e.path) || e.path.empty()) {
       error(DiagCode::E216, e.loc, "unknown module `" + e.path + "`: no such directory in the program and not a standard-library namespace");

@@ -8,25 +8,7 @@ set -uo pipefail
 woc=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-# expect NAME WANT_STATUS GREP_PATTERN -- COMMAND...: runs COMMAND, checks its
-# status and that its combined output matches the extended regex.
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ $status -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL $name: status $status (want $want); output:"
-    sed 's/^/    /' <<<"$out"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 
 cat >"$tmp/ok.wo" <<'WO'
 fn main(args: multi Text) -> Int {

@@ -10,26 +10,10 @@ set -uo pipefail
 woc=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 g() { git -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main "$@" >/dev/null 2>&1; }
 
-# expect NAME WANT_STATUS GREP_PATTERN -- COMMAND...: status and combined output (extended regex).
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ $status -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL $name: status $status (want $want, /$pattern/); output:"
-    sed 's/^/    /' <<<"$out"
-  fi
-}
 # check NAME COMMAND...: COMMAND must succeed.
 check() {
   local name=$1

@@ -1,0 +1,17 @@
+// The reserved standard-library namespaces (language.md §5.4, builtins.md):
+// `use fs`, `use net`, … name these, never a module folder; a package may not
+// take one of these names either (decision 0022). Declared once here for the
+// front end (packages) and sema (`use` resolution).
+#pragma once
+#include <string_view>
+
+namespace wo {
+
+inline bool is_stdlib_namespace(std::string_view n) {
+  static constexpr std::string_view kNames[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
+  for (std::string_view x : kNames)
+    if (n == x) return true;
+  return false;
+}
+
+}  // namespace wo
