@@ -86,8 +86,7 @@ void wo_time_sleep(int64_t ms, const WoSite* site) {
   if (ms <= 0) return;
   if (wo_tx_active()) wo::raise(5, site, "cannot park inside a transaction");
   if (wo::sched::started()) {
-    constexpr int64_t kMaxMs = INT64_C(1) << 40;
-    wo::sched::park(wo::sched::now_us() + (ms > kMaxMs ? kMaxMs : ms) * 1000);
+    wo::sched::park(wo::sched::deadline_after_ms(ms));
     return;
   }
   timespec until;

@@ -35,9 +35,7 @@ int checked_fd(int64_t fd, const char* what, const WoSite* site) {
 }
 
 int64_t deadline_of(int64_t ms) {
-  if (ms <= 0) return -1;
-  constexpr int64_t kMaxMs = INT64_C(1) << 40;
-  return wo::sched::now_us() + (ms > kMaxMs ? kMaxMs : ms) * 1000;
+  return ms <= 0 ? -1 : wo::sched::deadline_after_ms(ms);
 }
 
 // Waits until `fd` is ready or the deadline passes; false on a timeout (or a

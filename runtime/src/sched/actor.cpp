@@ -134,27 +134,25 @@ void die(Actor* a, const Trap& t, CallWait* in_flight) {
 namespace {
 // Recycled call records: a call costs no malloc in the steady state. A record
 // freed on another shard joins that thread's list; it is plain memory.
-thread_local std::vector<CallWait*> t_free_waits;
 struct FreeWaits {
+  std::vector<CallWait*> list;
   ~FreeWaits() {
-    for (CallWait* w : t_free_waits) delete w;
-    t_free_waits.clear();
+    for (CallWait* w : list) delete w;
   }
 };
-thread_local FreeWaits t_free_waits_owner;
+thread_local FreeWaits t_free_waits;
 
 CallWait* new_wait() {
-  (void)&t_free_waits_owner;  // registers the thread-exit cleanup
-  if (t_free_waits.empty()) return new CallWait;
-  CallWait* w = t_free_waits.back();
-  t_free_waits.pop_back();
-  *w = CallWait{};
-  return w;
+  if (t_free_waits.list.empty()) return new CallWait;
+  CallWait* w = t_free_waits.list.back();
+  t_free_waits.list.pop_back();
+  w->~CallWait();
+  return new (w) CallWait;
 }
 
 void free_wait(CallWait* w) {
-  if (t_free_waits.size() < 256)
-    t_free_waits.push_back(w);
+  if (t_free_waits.list.size() < 256)
+    t_free_waits.list.push_back(w);
   else
     delete w;
 }
@@ -365,9 +363,7 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
     runtime_send(a, guard.disown(), msg_type, "timer message", "target");
     return;
   }
-  constexpr int64_t kMaxMs = INT64_C(1) << 40;  // ~35 years: keeps the µs deadline in range
-  if (ms > kMaxMs) ms = kMaxMs;
-  add_timer(Timer{now_us() + ms * 1000, 0, nullptr, 0, a, guard.disown(), msg_type});
+  add_timer(Timer{deadline_after_ms(ms), 0, nullptr, 0, a, guard.disown(), msg_type});
 }
 
 }  // extern "C"

@@ -21,5 +21,6 @@ enum class Wait { Ready, Timeout };
 // Traps DB inside a transaction and IO when the fd cannot be watched.
 Wait wait_fd(int fd, uint32_t events, int64_t deadline_us, bool dl, const WoSite* site);
 int64_t now_us();
+int64_t deadline_after_ms(int64_t ms);  // sched.h
 
 }  // namespace wo::sched

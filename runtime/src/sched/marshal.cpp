@@ -24,6 +24,11 @@ bool is_heap_kind(int64_t kind) {
   }
 }
 
+// A value of this type is (or, nullable, may be) a pointer to a heap object.
+bool holds_heap(const WoTypeDesc* t) {
+  return is_heap_kind(t->kind) || (t->kind == WO_TY_NULLABLE && is_heap_kind(t->elem->kind));
+}
+
 bool immortal(uint64_t word) { return reinterpret_cast<WoHeader*>(word)->rc < 0; }
 
 uint64_t copy_text(uint64_t word) {
@@ -42,13 +47,11 @@ uint64_t copy_object(uint64_t word, const WoClassDesc* cls) {
   // release must not free the source's objects.
   for (int64_t i = 0; i < cls->nfields; ++i) {
     const WoFieldDesc& f = cls->fields[i];
-    if (is_heap_kind(f.type->kind) || (f.type->kind == WO_TY_NULLABLE && is_heap_kind(f.type->elem->kind)))
-      std::memset(dst + f.offset, 0, sizeof(uint64_t));
+    if (holds_heap(f.type)) std::memset(dst + f.offset, 0, sizeof(uint64_t));
   }
   for (int64_t i = 0; i < cls->nfields; ++i) {
     const WoFieldDesc& f = cls->fields[i];
-    bool heap = is_heap_kind(f.type->kind) || (f.type->kind == WO_TY_NULLABLE && is_heap_kind(f.type->elem->kind));
-    if (!heap) continue;
+    if (!holds_heap(f.type)) continue;
     uint64_t v;
     std::memcpy(&v, src + f.offset, sizeof v);
     uint64_t c = copy_value(v, f.type);
@@ -115,8 +118,7 @@ uint64_t copy_value(uint64_t word, const WoTypeDesc* type) {
 }
 
 void release_value(uint64_t word, const WoTypeDesc* type) {
-  if (type->kind == WO_TY_NULLABLE) type = type->elem;
-  if (is_heap_kind(type->kind)) wo_release(reinterpret_cast<void*>(word));
+  if (holds_heap(type)) wo_release(reinterpret_cast<void*>(word));
 }
 
 }  // namespace wo::sched

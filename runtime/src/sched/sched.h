@@ -50,6 +50,7 @@ struct alignas(64) Fiber {
   Actor* serving = nullptr;     // the actor whose receive this fiber is running
   uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
   bool parked = false;
+  bool pooled = false;          // in its shard's idle pool (a delivery fiber between tasks)
   bool cancel = false;          // resume by throwing Unwind
   bool finished = false;
   bool is_main = false;
@@ -67,18 +68,6 @@ struct Envelope {
 // it is reference counted (caller + envelope) and only the caller's shard
 // reads `abandoned`; the reply travels in the Wake item's happens-before.
 struct CallWait {
-  CallWait() = default;
-  CallWait& operator=(const CallWait& o) {  // reset by new_wait (atomics do not copy)
-    refs.store(o.refs.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    caller = o.caller;
-    caller_actor = o.caller_actor;
-    shard = o.shard;
-    park_id = o.park_id;
-    reply = o.reply;
-    died = o.died;
-    abandoned = o.abandoned;
-    return *this;
-  }
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
   Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
@@ -216,6 +205,9 @@ void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if
 bool shutting_down();                     // the program is ending (parks unwind)
 void add_timer(Timer t);
 int64_t now_us();
+// The CLOCK_MONOTONIC µs deadline `ms` (> 0) milliseconds from now; delays
+// are clamped to 2^40 ms (~35 years) so the µs value stays in range.
+int64_t deadline_after_ms(int64_t ms);
 void switch_to(Fiber* from, Fiber* to);
 void switch_away(Fiber* from, Shard* s);  // to the next runnable, else the scheduler
 

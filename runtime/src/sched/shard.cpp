@@ -126,6 +126,7 @@ void delivery_body(Fiber* f) {
       continue;
     }
     s->idle.push_back(f);
+    f->pooled = true;
     if (r.fiber) {
       local().budget = reductions();
       switch_to(f, r.fiber);
@@ -168,6 +169,7 @@ Fiber* take_idle(Shard* s) {
   if (!s->idle.empty()) {
     Fiber* f = s->idle.back();
     s->idle.pop_back();
+    f->pooled = false;
     return f;
   }
   Fiber* f = make_fiber(s, delivery_body);
@@ -306,9 +308,7 @@ void teardown(Shard* s) {
   s->runq.clear();
   for (size_t i = 0; i < s->all.size(); ++i) {
     Fiber* f = s->all[i];
-    bool idle = false;
-    for (Fiber* x : s->idle) idle |= x == f;
-    if (f->finished || f == s->sched || f->is_main || idle) continue;
+    if (f->finished || f == s->sched || f->is_main || f->pooled) continue;
     f->cancel = true;
     f->parked = false;
     switch_to(s->sched, f);  // unwinds into Unwind, returns to the pool
@@ -385,6 +385,11 @@ int64_t now_us() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t deadline_after_ms(int64_t ms) {
+  constexpr int64_t kMaxMs = INT64_C(1) << 40;
+  return now_us() + (ms > kMaxMs ? kMaxMs : ms) * 1000;
 }
 
 void push_run(Shard* s, Runnable r) { s->runq.push_back(r); }
