@@ -337,8 +337,13 @@ TEST_CASE("http: malformed heads are 400: garbage request line, header without c
   check_bad(one({std::string("GET / HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 28)}), 400, "malformed request");
   check_bad(one({std::string("GET /a\0b HTTP/1.1\r\n\r\n", 21)}), 400, "malformed request");
   check_bad(one({"GET / HTTP/9.9\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET /\r\n\r\n"}), 400, "unsupported http version");  // llhttp's HTTP/0.9
+  check_bad(one({"GET / HTTP/2.0\r\n\r\n"}), 400, "unsupported http version");
+  check_bad(one({"GET / HTTP/1.1\r\n: no-name\r\n\r\n"}), 400, "empty header name");
   check_bad(one({"GET / HTTP/1.1\nHost: bare-lf\n\n"}), 400, "malformed request");  // strict: CRLF only
   check_bad(one({" GET / HTTP/1.1\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1\r\nX-A: one\r\n two\r\n\r\n"}), 400, "obsolete line folding");
+  check_bad(one({"GET / HTTP/1.1\r\nX-A: one\r\n\ttwo\r\n\r\n"}), 400, "obsolete line folding");
 }
 
 TEST_CASE("http: very many headers all arrive") {

@@ -42,8 +42,6 @@ WoRawRequest* new_record(int64_t status, const char* error) {
   return r;
 }
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 // What a read that did not deliver bytes means for the request.
 enum class Stop { None, Clean, Bad };
 
@@ -118,8 +116,8 @@ extern "C" WoRawRequest* wo_net_read_request(int64_t cfd, WoText* carry, int64_t
   bool started = false;
   for (;;) {
     if (!started) {
-      while (start < buf.size() && (buf.data()[start] == '\r' || buf.data()[start] == '\n')) ++start;
-      for (size_t i = start; i < buf.size() && !started; ++i) started = !is_ws(buf.data()[i]);
+      start = request_start(buf.data(), buf.size());
+      started = request_begun(buf.data() + start, buf.size() - start);
       if (started) in.deadline = wo::net::deadline_of(read_ms);
     }
     if (started) {
