@@ -80,7 +80,7 @@ WoRawRequest* build(const char* buf, const RequestParser& p, WoText* body, size_
   OwnedGuard body_guard(body);
   WoRawRequest* r = new_record(0, "");
   OwnedGuard guard(r);
-  r->method = text_of(buf + p.method().off, p.method().len);
+  r->method = method_text_of(buf + p.method().off, p.method().len);
   r->target = text_of(buf + p.target().off, p.target().len);
   for (const Field& f : p.fields()) {
     WoText* name = lower_text_of(buf + f.name.off, f.name.len);
