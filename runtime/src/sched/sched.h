@@ -160,11 +160,12 @@ struct Timer {
   }
 };
 
-// A fiber parked on an fd: lives on that fiber's stack while the fd is in
-// the shard's epoll set (registered before the park, removed after it).
+// A fiber parked on an fd: lives on that fiber's stack while the fd's
+// one-shot registration in the shard's epoll set points at it (io.cpp).
 struct IoWait {
   Fiber* fiber;
   uint64_t park_id;
+  bool fired = false;           // the one-shot event was reported (and disarmed itself)
 };
 
 struct Runnable {
@@ -191,6 +192,7 @@ struct alignas(64) Shard {
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
   int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
+  std::vector<IoWait*> fd_waits;            // by fd: the fiber parked on it here, if any
   bool quit = false;                        // the loop returns (shutdown)
 };
 

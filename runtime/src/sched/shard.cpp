@@ -255,6 +255,7 @@ void poll_io(Shard* s, int timeout_ms) {
       if (::read(s->efd, &count, sizeof count) < 0) { /* EAGAIN: someone else drained it */ }
       continue;
     }
+    w->fired = true;
     wake(w->fiber, w->park_id);
   }
 }
