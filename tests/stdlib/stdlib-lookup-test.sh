@@ -8,8 +8,8 @@
 #
 #   tests/stdlib/stdlib-lookup-test.sh WOC BUILD_DIR
 set -uo pipefail
-woc=$1
-build=$2
+woc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")   # the tests run from elsewhere
+build=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
@@ -38,7 +38,7 @@ expect env-set 0 '^200 hello$' -- env WO_STDLIB="$repo_stdlib" "$woc" run "$app"
 
 # WO_STDLIB pointing at a copy whose ok_text differs: that copy is used.
 cp -r "$repo_stdlib" "$tmp/other"
-sed -i 's/status: 200/status: 299/' "$tmp/other/framework/http/types.wo"
+sed -i 's/typed(200, "text\/plain/typed(299, "text\/plain/' "$tmp/other/framework/http/types.wo"
 expect env-wins 0 '^299 hello$' -- env WO_STDLIB="$tmp/other" "$woc" run "$app"
 expect env-wrong 2 'cannot find the standard library.*WO_STDLIB' -- env WO_STDLIB="$tmp/nowhere" "$woc" run "$app"
 
