@@ -73,6 +73,10 @@ printf 'use framework\n\nfn main() {\n  print(framework.mine())\n}\n' >"$own/mai
 printf 'pub fn mine() -> Text {\n  return "own framework"\n}\n' >"$own/framework/f.wo"
 expect own-folder-wins 0 '^own framework$' -- "$woc" run "$own"
 
+# The framework on its own is a library that checks clean: no errors, no
+# warnings.
+expect library-check-silent 0 '^$' -- "$woc" check "$repo_stdlib/framework"
+
 # The framework's internal/ is private to it.
 priv=$tmp/priv
 mkdir -p "$priv"
