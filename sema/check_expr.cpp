@@ -36,6 +36,8 @@ bool default_supported(const ast::Expr& e) {
              (e.lhs->kind == ast::ExprKind::IntLit || e.lhs->kind == ast::ExprKind::FloatLit);
     case ast::ExprKind::ListLit:
       return e.args.empty();
+    case ast::ExprKind::EmptyMap:  // `= {}` (language.md §6.4 UNSURE; decision 0025)
+      return true;
     case ast::ExprKind::Call:
       return e.args.empty() && e.lhs->kind == ast::ExprKind::Name && e.lhs->text == "now";
     case ast::ExprKind::Name:
@@ -908,7 +910,7 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
       error(DiagCode::E206, at(e.span), "constructor of `" + cls->name + "` is missing field `" + fi.name + "`");
     } else if (!default_supported(*fi.decl->default_value)) {
       error(DiagCode::E403, at(e.span),
-            "the default of field `" + fi.name + "` cannot be lowered (supported: Int, Float, Text and Bool literals, `now()`, `[]`); give the field explicitly");
+            "the default of field `" + fi.name + "` cannot be lowered (supported: Int, Float, Text and Bool literals, `now()`, `[]`, `{}`); give the field explicitly");
     }
   }
   return cls->type;
