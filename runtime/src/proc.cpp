@@ -216,7 +216,7 @@ WoProc* run(WoText* cmd, WoList* args, int64_t deadline_ms, int64_t out_cap, int
     int pr = ::poll(fds, static_cast<nfds_t>(n), timeout_ms);
     if (pr < 0) {
       if (errno != EINTR) raise_errno(errno, site);
-      if (wo::stop_armed() && wo::stop_requested()) {
+      if (wo::stop_armed() && wo::stop_requested() && (dl || wo::sched::stop_ends_current())) {
         c.kill_and_reap();
         if (dl) return nullptr;
         wo::stop_exit();

@@ -1,7 +1,8 @@
 // The SIGTERM/SIGINT latch of env.stopping() (builtins.md §1.4, §8): armed by
-// the first call; once armed, a signal ends a blocking builtin (time.sleep,
-// proc.run's wait) by ending the program with status 0, while the `_dl`
-// variants return their timeout value instead.
+// the first call; once armed, a signal ends a blocking builtin of `main`
+// (time.sleep, proc.run's wait) by ending the program with status 0, while
+// the `_dl` variants return their timeout value instead. Actors' blocking
+// builtins go on through the stop drain (decision 0027).
 #pragma once
 
 namespace wo {
@@ -9,5 +10,12 @@ namespace wo {
 bool stop_armed();
 bool stop_requested();     // a SIGTERM/SIGINT arrived since the latch was armed
 [[noreturn]] void stop_exit();  // flushes stdout/stderr and exits with status 0
+
+namespace sched {
+// A stop signal arrived and the current fiber is `main` (or no actors run):
+// its blocking builtin ends the program. Other fibers keep running through
+// the stop drain (decision 0027).
+bool stop_ends_current();
+}  // namespace sched
 
 }  // namespace wo

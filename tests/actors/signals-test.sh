@@ -11,7 +11,11 @@
 #       parked in a ten-minute time.sleep: exit 7 well within the bound, no
 #       sleeper wakes.
 #   stop-in-sleep (SIGTERM, SIGINT)  stop-in-sleep.wo: the signal lands while
-#       main is parked in time.sleep: exit 0 promptly, nobody wakes.
+#       main is parked in time.sleep: exit 0 within 3 s (the drain's grace
+#       bounds the actor parked in a ten-minute sleep), nobody wakes.
+#   stop-inflight (SIGTERM)  stop-inflight.wo: the signal lands while an
+#       actor sleeps inside its receive: that delivery and the message queued
+#       behind it finish (decision 0027), exit 0 within 3 s, main never wakes.
 #
 # Each runs with WO_SHARDS=1 and WO_SHARDS=2. Synchronisation is by the
 # program's stdout (read through a FIFO), never by sleeping; every wait is
@@ -38,7 +42,7 @@ trap cleanup EXIT
 pass=0
 failed=0
 
-for prog in drain parked-exit stop-in-sleep; do
+for prog in drain parked-exit stop-in-sleep stop-inflight; do
   case $mode in
     native)
       if ! "$woc" build "$here/$prog.wo" -o "$tmp/$prog" 2>"$tmp/build.err"; then
@@ -176,9 +180,22 @@ $(diff "$tmp/want" "$tmp/got" | head -n 10)")
     run "$shards" stop-in-sleep "$sig" "ready" || problems+=("no exit within ${limit}s")
     [[ $status -eq 0 ]] || problems+=("exit status $status, expected 0")
     grep -q 'woke' "$tmp/out" && problems+=("a parked fiber woke up instead of being unwound")
+    [[ $signal_ms -lt 3000 ]] || problems+=("exit took $signal_ms ms after the signal (bound 3000)")
     sanitizer_clean || problems+=("a sanitizer report on stderr")
     report "$name" "${problems[@]}"
   done
+
+  # A stop landing while an actor is mid-delivery: the delivery completes.
+  name="stop-inflight WO_SHARDS=$shards"
+  problems=()
+  run "$shards" stop-inflight TERM "napping 1" || problems+=("no exit within ${limit}s")
+  [[ $status -eq 0 ]] || problems+=("exit status $status, expected 0")
+  grep -qx 'finished 1' "$tmp/out" || problems+=("the delivery in progress at the stop did not finish")
+  grep -qx 'finished 2' "$tmp/out" || problems+=("the message queued before the stop was not delivered")
+  grep -q 'main woke' "$tmp/out" && problems+=("main woke instead of being unwound")
+  [[ $signal_ms -lt 3000 ]] || problems+=("exit took $signal_ms ms after the signal (bound 3000)")
+  sanitizer_clean || problems+=("a sanitizer report on stderr")
+  report "$name" "${problems[@]}"
 done
 
 echo "signals [$mode]: $pass passed, $failed failed"

@@ -172,6 +172,7 @@ void accept_mail(Actor* a, Envelope env) {
   a->mailbox.push(env);
   if (!a->queued && !a->running) {
     a->queued = true;
+    count_active(a, 1);
     push_run(a->home, Runnable{nullptr, a});
   }
 }
@@ -244,6 +245,8 @@ void deliver(Fiber* self, Actor* a) {
   if (!a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
     a->queued = true;
     push_run(a->home, Runnable{nullptr, a});
+  } else if (!a->queued) {
+    count_active(a, -1);
   }
 }
 

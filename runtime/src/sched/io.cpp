@@ -54,6 +54,7 @@ Wait wait_fd(int fd, uint32_t events, int64_t deadline_us, bool dl, const WoSite
   // waiting on the same fd would take the first one's wake-up.
   if (s->fd_waits[slot]) cannot_wait(site, "another fiber is already waiting on it");
   IoWait w{f, f->park_id + 1};  // the id park() is about to use
+  w.dl = dl;
   arm(s, fd, events, &w, site);
   s->fd_waits[slot] = &w;
   ++s->io_waiting;

@@ -140,7 +140,7 @@ struct alignas(64) Actor {
 
 // What one shard hands another.
 struct InboxItem {
-  enum Kind : uint8_t { Mail, Wake, Watch } kind;
+  enum Kind : uint8_t { Mail, Wake, Watch, Stop } kind;  // Stop: end this shard's `_dl` fd waits
   Actor* actor = nullptr;       // Mail, Watch: the target / the watched actor
   Envelope env{};               // Mail; Watch: the notice
   Actor* observer = nullptr;    // Watch
@@ -166,6 +166,7 @@ struct IoWait {
   Fiber* fiber;
   uint64_t park_id;
   bool fired = false;           // the one-shot event was reported (and disarmed itself)
+  bool dl = false;              // a `_dl` wait: a stop signal ends it with its timeout value
 };
 
 struct Runnable {
@@ -192,6 +193,9 @@ struct alignas(64) Shard {
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
   int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
+  // Actors queued or running here: written by this shard only, read by
+  // shard 0 to tell when the stop drain is over.
+  std::atomic<int64_t> active{0};
   std::vector<IoWait*> fd_waits;            // by fd: the fiber parked on it here, if any
   bool quit = false;                        // the loop returns (shutdown)
 };
@@ -228,6 +232,10 @@ void finish_wake(CallWait* w);             // on the caller's shard
 // line when the target's mailbox is full, silently when it is dead.
 void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose);
 void release_actor(Actor* a);              // shutdown, on the home shard
+// `a` became queued or stopped being busy on its home shard (the drain's count).
+inline void count_active(Actor* a, int64_t by) {
+  a->home->active.store(a->home->active.load(std::memory_order_relaxed) + by, std::memory_order_release);
+}
 
 // ---- marshal.cpp ----------------------------------------------------------------
 // A deep copy that shares nothing mutable with `word` (immortal objects are

@@ -42,6 +42,7 @@ namespace {
 constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on first touch
 constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
 constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox this long before sleeping
+constexpr int64_t kStopGraceMs = 2000;          // the stop drain's bound (decision 0027)
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -177,6 +178,14 @@ Fiber* take_idle(Shard* s) {
   return f;
 }
 
+// A stop signal arrived: every `_dl` fd wait of this shard ends now with its
+// timeout value (the woken fiber retries, and wait_fd sees the stop), so idle
+// keep-alive connections close at once instead of at their deadlines.
+void end_dl_waits(Shard* s) {
+  for (IoWait* w : s->fd_waits)
+    if (w && w->dl) wake(w->fiber, w->park_id);
+}
+
 void drain_inbox(Shard* s) {
   if (!s->has_mail.load(std::memory_order_acquire)) return;  // the common case costs no lock
   std::vector<InboxItem> items;
@@ -190,6 +199,7 @@ void drain_inbox(Shard* s) {
       case InboxItem::Mail: accept_mail(it.actor, it.env); break;
       case InboxItem::Wake: finish_wake(it.wait); break;
       case InboxItem::Watch: accept_watch(it.actor, it.observer, it.env.msg, it.env.type); break;
+      case InboxItem::Stop: end_dl_waits(s); break;
     }
   }
 }
@@ -227,14 +237,44 @@ int64_t next_deadline(Shard* s) {
   return d;
 }
 
-// A stop signal ends `main`'s park (runtime.md §5.4): main is resumed into
-// Unwind, which ends the program with status 0 once it reaches wo_start.
-void cancel_main_on_stop(Shard* s) {
+// A stop signal (seen by shard 0, whose eventfd the signal handler writes):
+// once, every shard is told to end its `_dl` fd waits; and `main`'s park ends
+// (runtime.md §5.4): main is resumed into Unwind, which ends the program
+// with status 0 once it reaches wo_start. Other parks go on (decision 0027).
+void act_on_stop(Shard* s) {
+  if (s->id != 0 || !(stop_armed() && stop_requested())) return;
+  if (!g_rt->stop_broadcast) {
+    g_rt->stop_broadcast = true;
+    end_dl_waits(s);
+    for (size_t i = 1; i < g_rt->shards.size(); ++i) post(g_rt->shards[i], InboxItem{InboxItem::Stop});
+  }
   Fiber* m = g_rt->main;
-  if (s->id != 0 || !m->parked || !(stop_armed() && stop_requested())) return;
+  if (!m->parked) return;
   m->parked = false;
   m->cancel = true;
   push_run(s, Runnable{m, nullptr});
+}
+
+// Ends the program for good: every shard tears down at its next turn.
+void begin_shutdown() {
+  g_rt->shutdown.store(true, std::memory_order_release);
+  for (Shard* s : g_rt->shards) {
+    uint64_t one = 1;
+    if (::write(s->efd, &one, sizeof one) < 0) { /* already awake */ }
+  }
+}
+
+// The stop drain is over when the grace deadline passed or, twice in a row,
+// no shard has an actor queued or running nor mail in its inbox. (All
+// `active` counts are read before any inbox flag: a delivery that posted
+// and then went idle shows its mail.)
+bool drain_over() {
+  if (now_us() >= g_rt->drain_deadline_us) return true;
+  bool quiet = true;
+  for (Shard* s : g_rt->shards) quiet = quiet && s->active.load(std::memory_order_acquire) == 0;
+  for (Shard* s : g_rt->shards) quiet = quiet && !s->has_mail.load(std::memory_order_seq_cst);
+  g_rt->quiet_checks = quiet ? g_rt->quiet_checks + 1 : 0;
+  return g_rt->quiet_checks >= 2;
 }
 
 // Nothing to run: first spin a little (a reply or the next hop of a ring
@@ -276,7 +316,7 @@ void idle_wait(Shard* s) {
       sched_yield();  // a loaded machine: let the thread we are waiting for run
   }
   if (s->has_mail.load(std::memory_order_acquire)) return;
-  int timeout_ms = 1000;
+  int timeout_ms = s->id == 0 && g_rt->draining.load(std::memory_order_relaxed) ? 5 : 1000;  // re-check the drain
   if (deadline != INT64_MAX) {
     int64_t left = deadline - now_us();
     if (left <= 0) return;
@@ -293,18 +333,22 @@ void idle_wait(Shard* s) {
 // (marked running). False when nothing is runnable or the program is ending.
 bool take_next(Shard* s, Runnable* out) {
   *out = Runnable{nullptr, nullptr};
+  if (s->id == 0 && g_rt->draining.load(std::memory_order_relaxed) && drain_over()) begin_shutdown();
   if (g_rt->shutdown.load(std::memory_order_acquire)) return false;
   drain_inbox(s);
   if (s->io_waiting) poll_io(s, 0);  // busy shards still notice ready fds
   fire_timers(s);
-  cancel_main_on_stop(s);
+  act_on_stop(s);
   while (!s->runq.empty()) {
     Runnable r = s->runq.front();
     s->runq.pop_front();
     if (r.actor) {
       Actor* a = r.actor;
       a->queued = false;
-      if (a->dead.load(std::memory_order_relaxed) || a->mailbox.empty()) continue;
+      if (a->dead.load(std::memory_order_relaxed) || a->mailbox.empty()) {
+        count_active(a, -1);
+        continue;
+      }
       a->running = true;
     }
     *out = r;
@@ -450,10 +494,15 @@ void switch_away(Fiber* from, Shard* s) {
 
 bool shutting_down() { return g_rt && g_rt->shutdown.load(std::memory_order_acquire); }
 
+bool stop_ends_current() {
+  if (!(stop_armed() && stop_requested())) return false;
+  return !started() || !t_cur || t_cur->is_main;
+}
+
 void park(int64_t deadline_us) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
-  if (stop_armed() && stop_requested()) throw Unwind{};
+  if (f->is_main && stop_armed() && stop_requested()) throw Unwind{};
   ++f->park_id;
   f->parked = true;
   if (deadline_us >= 0) s->park_deadlines.add(f, deadline_us, s->timer_seq++);
@@ -532,10 +581,13 @@ void ensure_started() {
 void shutdown() {
   if (!started()) return;
   Runtime* rt = g_rt;
-  rt->shutdown.store(true, std::memory_order_release);
-  for (Shard* s : rt->shards) {
-    uint64_t one = 1;
-    if (::write(s->efd, &one, sizeof one) < 0) { /* already awake */ }
+  if (stop_armed() && stop_requested()) {
+    // A stop ended `main`: deliveries in progress get the grace period to
+    // finish (shard 0's take_next ends the drain), then the program ends.
+    rt->drain_deadline_us = now_us() + kStopGraceMs * 1000;
+    rt->draining.store(true, std::memory_order_relaxed);
+  } else {
+    begin_shutdown();
   }
   // Shard 0's own teardown runs in its scheduler fiber, which ends by
   // switching back here.
@@ -554,6 +606,7 @@ void shutdown() {
           break;
         case InboxItem::Wake: unref_wait(it.wait); break;
         case InboxItem::Watch: release_value(it.env.msg, it.env.type); break;
+        case InboxItem::Stop: break;
       }
     }
     s->inbox.clear();

@@ -14,6 +14,13 @@ struct alignas(64) Runtime {
   std::vector<Shard*> shards;          // fixed once the workers start
   Fiber* main = nullptr;               // `main`, on shard 0
   std::atomic<bool> shutdown{false};
+  // The stop drain (decision 0027): after a SIGTERM/SIGINT ended `main`,
+  // shard 0 lets deliveries in progress finish until all shards are quiet or
+  // the grace deadline passes, then sets `shutdown`.
+  std::atomic<bool> draining{false};
+  int64_t drain_deadline_us = 0;       // shard 0 only
+  int quiet_checks = 0;                // shard 0 only: consecutive quiet observations
+  bool stop_broadcast = false;         // shard 0 only: every shard was told of the stop
   int64_t mailbox_cap = 1024;
   // Written by spawns: a cache line of their own.
   alignas(64) std::atomic<uint64_t> next_spawn{0};
