@@ -110,7 +110,7 @@ llvm::Type* Emitter::slot_code_type(char code) {
     case 'v': return b_.getVoidTy();
     case 'b': return i1_;
     case 'f': return f64_;
-    case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'a':
+    case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'Q': case 'H': case 'a':
       return ptr_;
     default: return i64_;  // i n S e K V, and the ?X word
   }

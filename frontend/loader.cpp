@@ -13,6 +13,7 @@
 #include "frontend/const_subst.h"
 #include "frontend/manifest.h"
 #include "frontend/parser.h"
+#include "frontend/stdlib_dir.h"
 
 namespace wo {
 namespace fs = std::filesystem;
@@ -96,6 +97,61 @@ bool stdlib_name(const std::string& n) {
   return false;
 }
 
+
+// Reads, lexes and parses every module of `modules` into res.program.
+bool parse_modules(std::map<std::string, std::vector<std::string>>& modules, LoadResult& res, SourceManager& sm,
+                   Diagnostics& diags, const LexOptions& opts) {
+  for (auto& [mod, files] : modules) {
+    std::sort(files.begin(), files.end());
+    auto m = std::make_unique<ast::Module>();
+    m->path = mod;
+    for (const std::string& f : files) {
+      std::string text, err;
+      if (!read_file(f, text, err)) {
+        res.io_error = err;
+        return false;
+      }
+      m->files.push_back(add_and_parse(f, std::move(text), mod, sm, diags, opts));
+    }
+    substitute_constants(*m);
+    res.program.modules.push_back(std::move(m));
+  }
+  return true;
+}
+
+// `use framework` (or framework/...) in a program that has neither a module
+// nor a dependency of that name loads the standard library's framework as if
+// it were a dependency named `framework` (decision 0022's rules: its own
+// `use http` means its http/ folder, its internal/ is private to it). Only
+// programs that use it pay for parsing it. docs/decisions/0024.
+bool add_stdlib_framework(std::vector<ResolvedDep>& deps, LoadResult& res, SourceManager& sm, Diagnostics& diags,
+                          const LexOptions& opts) {
+  static const std::string kName = "framework";
+  bool wanted = false;
+  for (const auto& m : res.program.modules) {
+    if (m->path == kName || m->path.rfind(kName + "/", 0) == 0) return true;  // the program's own
+    for (const auto& f : m->files)
+      for (const auto& u : f->uses) wanted = wanted || (!u.path.empty() && u.path[0] == kName);
+  }
+  for (const ResolvedDep& d : deps)
+    if (d.name == kName) return true;  // a [deps] entry named framework wins
+  if (!wanted) return true;
+  std::vector<std::string> tried;
+  std::string dir = find_stdlib_dir(tried);
+  if (dir.empty()) {
+    std::string where;
+    for (const std::string& t : tried) where += (where.empty() ? "" : ", ") + t;
+    res.io_error = "`use framework`: cannot find the standard library (no framework/ in " + where +
+                   "); set WO_STDLIB to the directory holding framework/";
+    return false;
+  }
+  fs::path root = fs::path(dir) / kName;
+  std::map<std::string, std::vector<std::string>> modules;
+  if (!collect(root, kName, {}, modules, res.io_error)) return false;
+  deps.push_back(ResolvedDep{kName, root.string()});
+  return parse_modules(modules, res, sm, diags, opts);
+}
+
 }  // namespace
 
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts,
@@ -124,28 +180,16 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     modules[""].push_back(path);
   }
 
-  for (auto& [mod, files] : modules) {
-    std::sort(files.begin(), files.end());
-    auto m = std::make_unique<ast::Module>();
-    m->path = mod;
-    for (const std::string& f : files) {
-      std::string text, err;
-      if (!read_file(f, text, err)) {
-        res.io_error = err;
-        return res;
-      }
-      m->files.push_back(add_and_parse(f, std::move(text), mod, sm, diags, opts));
-    }
-    substitute_constants(*m);
-    res.program.modules.push_back(std::move(m));
-  }
+  std::vector<ResolvedDep> deps = project.deps;
+  if (!parse_modules(modules, res, sm, diags, opts)) return res;
+  if (!add_stdlib_framework(deps, res, sm, diags, opts)) return res;
 
   // Dependencies: a dep's own `use a/b` means its directory a/b, which is
   // module `<dep>/a/b` here; an `internal` segment of a dep's path is refused
   // from outside that dep (WO-E108).
   for (auto& m : res.program.modules) {
     std::string owner;  // the dependency this module belongs to, "" for the program
-    for (const ResolvedDep& d : project.deps)
+    for (const ResolvedDep& d : deps)
       if (m->path == d.name || m->path.rfind(d.name + "/", 0) == 0) owner = d.name;
     for (auto& f : m->files) {
       for (auto& u : f->uses) {
@@ -155,7 +199,7 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
           continue;
         }
         bool is_dep = false;
-        for (const ResolvedDep& d : project.deps) is_dep = is_dep || u.path[0] == d.name;
+        for (const ResolvedDep& d : deps) is_dep = is_dep || u.path[0] == d.name;
         if (!is_dep) continue;
         for (size_t i = 1; i < u.path.size(); ++i)
           if (u.path[i] == "internal") {

@@ -12,7 +12,8 @@
 # they are not listed here.
 set -euo pipefail
 
-packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev)
+packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
+          node-llhttp)  # node-llhttp: the C sources of llhttp (runtime/src/http/)
 [[ $# -gt 0 ]] && packages=("$@")
 
 missing=()

@@ -36,6 +36,8 @@ bool default_supported(const ast::Expr& e) {
              (e.lhs->kind == ast::ExprKind::IntLit || e.lhs->kind == ast::ExprKind::FloatLit);
     case ast::ExprKind::ListLit:
       return e.args.empty();
+    case ast::ExprKind::EmptyMap:  // `= {}` (language.md §6.4 UNSURE; decision 0025)
+      return true;
     case ast::ExprKind::Call:
       return e.args.empty() && e.lhs->kind == ast::ExprKind::Name && e.lhs->text == "now";
     case ast::ExprKind::Name:
@@ -617,6 +619,7 @@ bool fits(char code, const Type* t, const Type* arg0) {
     case 'L': return t->kind == TypeKind::List;
     case 'M': return t->kind == TypeKind::Map;
     case 'T': return t->kind == TypeKind::List && t->elem->kind == TypeKind::Text;
+    case 'H': return t->kind == TypeKind::Map && t->elem->kind == TypeKind::Text && t->value->kind == TypeKind::Text;
     case 'a': return t->kind != TypeKind::Void && t->kind != TypeKind::Nil;
     case 'e':
       if (!arg0 || arg0->kind != TypeKind::List) return true;
@@ -655,10 +658,22 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
     case 'A': t = find_class("Stat")->type; break;
     case 'D': t = find_class("TimeParts")->type; break;
     case 'P': t = find_class("Proc")->type; break;
+    case 'Q': t = find_class("RawRequest")->type; break;
     case 'X': t = as_type ? as_type : types_.poison(); break;
   }
   if (t->is_poison()) return t;
   return nullable ? types_.nullable(t) : t;
+}
+
+// The one type a builtin parameter code admits (`H`: map<Text, Text>), as the
+// expected type of its argument; null when the code admits several types.
+const Type* Checker::fixed_param_type(const std::string& ns, const std::string& name, size_t arity, size_t i) {
+  for (const BuiltinSig& b : builtin_table()) {
+    if (b.ns != ns || b.name != name || b.params.size() != arity) continue;
+    if (b.params[i] == 'H') return types_.map_of(types_.text(), types_.text());
+    return nullptr;  // the first entry of that arity decides
+  }
+  return nullptr;
 }
 
 const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns,
@@ -686,6 +701,7 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     const Type* exp = nullptr;
     if (i >= 1 && c0->kind == TypeKind::List) exp = c0->elem;
     if (i >= 1 && c0->kind == TypeKind::Map) exp = i == 1 ? c0->elem : c0->value;
+    if (!exp) exp = fixed_param_type(ns, name, e.args.size(), i);  // `{}` / `[]` literals need it
     args.push_back(check_expr(*e.args[i], exp));
     if (i == 0) c0 = args[0]->base();
   }
@@ -894,7 +910,7 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
       error(DiagCode::E206, at(e.span), "constructor of `" + cls->name + "` is missing field `" + fi.name + "`");
     } else if (!default_supported(*fi.decl->default_value)) {
       error(DiagCode::E403, at(e.span),
-            "the default of field `" + fi.name + "` cannot be lowered (supported: Int, Float, Text and Bool literals, `now()`, `[]`); give the field explicitly");
+            "the default of field `" + fi.name + "` cannot be lowered (supported: Int, Float, Text and Bool literals, `now()`, `[]`, `{}`); give the field explicitly");
     }
   }
   return cls->type;

@@ -52,6 +52,9 @@ void Checker::declare_predeclared() {
   record("Stat", {{"size", I}, {"mtime", I}, {"inode", I}, {"dir", types_.bool_()}});
   record("TimeParts", {{"year", I}, {"month", I}, {"day", I}, {"hour", I}, {"minute", I}, {"second", I}, {"dow", I}});
   record("Proc", {{"code", I}, {"out", T}, {"err", T}});
+  const Type* B = types_.bool_();
+  record("RawRequest", {{"status", I}, {"method", T}, {"target", T}, {"headers", types_.map_of(T, T)},
+                        {"body", T}, {"rest", T}, {"keep_alive", B}, {"error", T}});
 }
 
 void Checker::declare_uses(ast::File& file, const std::string&) {

@@ -133,6 +133,18 @@ typedef struct WoProc {          // proc.run, proc.run_dl
   WoText* err;
 } WoProc;
 
+typedef struct WoRawRequest {    // net.read_request (the HTTP ABI of issue 9; runtime/src/http/)
+  WoHeader h;
+  int64_t status;                // 0 one request; -1 clean close; else 400 / 413 / 431 to answer
+  WoText* method;                // as sent ("" unless status 0)
+  WoText* target;                // the raw request-target, not decoded
+  WoMap* headers;                // map<Text, Text>: names lowercased, values trimmed, last wins
+  WoText* body;                  // exactly Content-Length bytes
+  WoText* rest;                  // bytes read after this request (pipelining): the next carry
+  int64_t keep_alive;            // Bool: llhttp_should_keep_alive
+  WoText* error;                 // why, in a few words ("" when status is 0)
+} WoRawRequest;
+
 // ---- type descriptors (json.encode / json.decode) ----------------------------
 // Emitted by codegen as constants, one per type that reaches a json call.
 // Where a value lives, and how wide it is:
@@ -363,6 +375,15 @@ void wo_net_write(int64_t fd, WoText* text, const WoSite* site);        // every
 bool wo_net_write_dl(int64_t fd, WoText* text, int64_t ms, const WoSite* site);   // false: torn at the deadline
 void wo_net_close(int64_t fd, const WoSite* site);
 WoText* wo_net_peer(int64_t fd);                                         // "ip:port", "unix" or ""
+// HTTP/1.1 framing (runtime/src/http/README.md, docs/decisions/0023). `carry`:
+// bytes already read on the connection; `first_ms` bounds the wait for the
+// first byte, `read_ms` every later read (<= 0: none). Never NULL.
+WoRawRequest* wo_net_read_request(int64_t fd, WoText* carry, int64_t first_ms, int64_t read_ms,
+                                  const WoSite* site);
+// `headers` is a map<Text, Text> (sema enforces it). False when the deadline
+// passed mid-write or the peer is gone; CR/LF in a header traps IO.
+bool wo_net_write_response(int64_t fd, int64_t status, WoMap* headers, WoText* body, bool head_only,
+                           bool keep_alive, int64_t ms, const WoSite* site);
 
 // ---- fs, proc (builtins.md §9) --------------------------------------------------
 // OS failures trap IO (9) with strerror(errno) as the message.

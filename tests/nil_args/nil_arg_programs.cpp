@@ -46,6 +46,7 @@ bool plain_arg(char c, char c0, Arg* out) {
     case 'L': *out = {"multi Int", "[1, 2]"}; return true;
     case 'T': *out = {"multi Text", "[\"a\", \"b\"]"}; return true;
     case 'M': *out = {"map<Text, Int>", "{}"}; return true;
+    case 'H': *out = {"map<Text, Text>", "{}"}; return true;
     case 'e': return c0 == 'T' ? (*out = {"Text", "\"a\""}, true) : (*out = {"Int", "1"}, true);
     case 'K': *out = {"Text", "\"k\""}; return true;
     case 'V': *out = {"Int", "1"}; return true;

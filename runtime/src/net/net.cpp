@@ -18,6 +18,7 @@
 #include "../heap.h"
 #include "../sched/io.h"
 #include "../trap.h"
+#include "fd_io.h"
 #include "common/traps.h"
 
 namespace {
@@ -25,18 +26,9 @@ namespace {
 constexpr int64_t kIo = static_cast<int64_t>(wo::TrapCode::IO);
 constexpr int64_t kBounds = static_cast<int64_t>(wo::TrapCode::BOUNDS);
 
-[[noreturn]] void raise_errno(const char* what, int err, const WoSite* site) {
-  wo::raise(kIo, site, (std::string(what) + ": " + std::strerror(err)).c_str());
-}
-
-int checked_fd(int64_t fd, const char* what, const WoSite* site) {
-  if (fd < 0 || fd > INT32_MAX) wo::raise(kBounds, site, (std::string(what) + ": not a socket").c_str());
-  return static_cast<int>(fd);
-}
-
-int64_t deadline_of(int64_t ms) {
-  return ms <= 0 ? -1 : wo::sched::deadline_after_ms(ms);
-}
+using wo::net::checked_fd;
+using wo::net::deadline_of;
+using wo::net::raise_errno;
 
 // Waits until `fd` is ready or the deadline passes; false on a timeout (or a
 // stop signal during a `_dl` wait, which returns the timeout value too).
@@ -76,35 +68,28 @@ WoText* read_impl(int64_t cfd, int64_t max, int64_t ms, bool dl, const WoSite* s
   int64_t deadline = dl ? deadline_of(ms) : -1;
   WoText* t = wo::text_alloc(max);
   wo::OwnedGuard guard(t);
-  for (;;) {
-    ssize_t n = ::read(fd, t->bytes, static_cast<size_t>(max));
-    if (n >= 0) {
-      t->len = n;
-      t->bytes[n] = '\0';
-      return static_cast<WoText*>(guard.disown());
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.read", errno, site);
-    if (!wait_ready(fd, EPOLLIN | EPOLLRDHUP, deadline, dl, site)) return nullptr;
+  size_t got = 0;
+  int err = 0;
+  switch (wo::net::read_some(fd, t->bytes, static_cast<size_t>(max), deadline, dl, &got, &err, site)) {
+    case wo::net::Io::Done: break;
+    case wo::net::Io::Eof: got = 0; break;
+    case wo::net::Io::Timeout: return nullptr;
+    case wo::net::Io::Failed: raise_errno("net.read", err, site);
   }
+  t->len = static_cast<int64_t>(got);
+  t->bytes[got] = '\0';
+  return static_cast<WoText*>(guard.disown());
 }
 
 bool write_impl(int64_t cfd, WoText* text, int64_t ms, bool dl, const WoSite* site) {
   int fd = checked_fd(cfd, "net.write", site);
   wo::need(text, site);
   int64_t deadline = dl ? deadline_of(ms) : -1;
-  int64_t off = 0;
-  while (off < text->len) {
-    ssize_t n = ::send(fd, text->bytes + off, static_cast<size_t>(text->len - off), MSG_NOSIGNAL);
-    if (n >= 0) {
-      off += n;
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.write", errno, site);
-    if (!wait_ready(fd, EPOLLOUT, deadline, dl, site)) return false;
-  }
-  return true;
+  iovec iov{text->bytes, static_cast<size_t>(text->len)};
+  int err = 0;
+  wo::net::Io r = wo::net::send_all(fd, &iov, 1, deadline, dl, &err, site);
+  if (r == wo::net::Io::Failed) raise_errno("net.write", err, site);
+  return r == wo::net::Io::Done;
 }
 
 }  // namespace

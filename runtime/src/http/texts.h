@@ -1,0 +1,14 @@
+// Small Text helpers of the HTTP builtins.
+#pragma once
+#include <cstddef>
+
+#include "wo_runtime.h"
+
+namespace wo::http {
+
+WoText* empty_text();  // an immortal "" (retain/release are no-ops on it)
+WoText* text_of(const char* p, size_t n);           // a copy; "" is the immortal one
+WoText* lower_text_of(const char* p, size_t n);     // ASCII-lowercased copy
+WoText* trimmed_text_of(const char* p, size_t n);   // SP / HT trimmed at both ends
+
+}  // namespace wo::http

@@ -1,0 +1,73 @@
+// fd_io.h: the read / send retry loops of the net builtins.
+#include "fd_io.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "../sched/io.h"
+#include "../trap.h"
+#include "common/traps.h"
+
+namespace wo::net {
+
+void raise_errno(const char* what, int err, const WoSite* site) {
+  wo::raise(static_cast<int64_t>(TrapCode::IO), site, (std::string(what) + ": " + std::strerror(err)).c_str());
+}
+
+int checked_fd(int64_t fd, const char* what, const WoSite* site) {
+  if (fd < 0 || fd > INT32_MAX)
+    wo::raise(static_cast<int64_t>(TrapCode::BOUNDS), site, (std::string(what) + ": not a socket").c_str());
+  return static_cast<int>(fd);
+}
+
+int64_t deadline_of(int64_t ms) { return ms <= 0 ? -1 : sched::deadline_after_ms(ms); }
+
+Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
+             const WoSite* site) {
+  for (;;) {
+    ssize_t n = ::read(fd, buf, max);
+    if (n > 0) {
+      *got = static_cast<size_t>(n);
+      return Io::Done;
+    }
+    if (n == 0) return Io::Eof;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      *err = errno;
+      return Io::Failed;
+    }
+    if (sched::wait_fd(fd, EPOLLIN | EPOLLRDHUP, deadline_us, dl, site) != sched::Wait::Ready) return Io::Timeout;
+  }
+}
+
+Io send_all(int fd, iovec* iov, int n, int64_t deadline_us, bool dl, int* err, const WoSite* site) {
+  while (n > 0 && iov->iov_len == 0) ++iov, --n;
+  while (n > 0) {
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = static_cast<size_t>(n);
+    ssize_t sent = ::sendmsg(fd, &m, MSG_NOSIGNAL);
+    if (sent >= 0) {
+      auto left = static_cast<size_t>(sent);
+      while (n > 0 && left >= iov->iov_len) left -= iov->iov_len, ++iov, --n;
+      if (n > 0) {
+        iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+        iov->iov_len -= left;
+      }
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      *err = errno;
+      return Io::Failed;
+    }
+    if (sched::wait_fd(fd, EPOLLOUT, deadline_us, dl, site) != sched::Wait::Ready) return Io::Timeout;
+  }
+  return Io::Done;
+}
+
+}  // namespace wo::net
