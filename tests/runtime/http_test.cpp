@@ -1,0 +1,455 @@
+// net.read_request / net.write_response (the HTTP ABI of issue 9,
+// runtime/src/http/) through their C ABI: a listener on 127.0.0.1, a plain
+// blocking client on a std::thread sending scripted bytes, and the woc side
+// parking on its shard's event loop. Every ABI outcome is checked: status 0
+// with the parsed fields, -1 clean close, 400 / 413 / 431 with their reasons,
+// and the exact bytes a response puts on the wire.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "support.h"
+#include "wo_actor.h"
+
+using namespace wotest;
+
+namespace {
+
+const WoSite kSite{"http_test", 1};
+
+struct OneShard {
+  OneShard() { setenv("WO_SHARDS", "1", 1); }
+  ~OneShard() {
+    wo_sched_shutdown();
+    unsetenv("WO_SHARDS");
+  }
+};
+
+int port_of(int64_t fd) {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  return ntohs(a.sin_port);
+}
+
+int connect_to(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// What the client does after its parts: keep the connection open until the
+// server closes it, half-close (EOF), or abort it (RST, SO_LINGER 0).
+// Hold: read nothing at all until the test releases it (a peer that never reads).
+enum class After { Wait, Eof, Reset, Hold };
+
+// The client's script: `parts` sent one send() each, `gap_ms` apart (the
+// gaps are the behaviour under test — slow senders — not synchronisation).
+// MSG_NOSIGNAL: a server that gave up and closed must not kill the test.
+struct Client {
+  explicit Client(std::vector<std::string> p, int gap = 0, After a = After::Wait)
+      : parts(std::move(p)), gap_ms(gap), after(a) {}
+  std::vector<std::string> parts;
+  int gap_ms = 0;
+  After after = After::Wait;
+  std::string reply;  // everything the server wrote, up to its close
+  std::thread t;
+  std::promise<void> release;  // ends After::Hold
+
+  void start(int port) {
+    t = std::thread([this, port] {
+      int fd = connect_to(port);
+      if (fd < 0) return;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (i && gap_ms) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+        const std::string& p = parts[i];
+        size_t off = 0;
+        while (off < p.size()) {
+          ssize_t n = ::send(fd, p.data() + off, p.size() - off, MSG_NOSIGNAL);
+          if (n <= 0) break;
+          off += static_cast<size_t>(n);
+        }
+        if (off < p.size()) break;  // the server closed early (a limit): stop sending
+      }
+      if (after == After::Reset) {
+        linger lg{1, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        ::close(fd);
+        return;
+      }
+      if (after == After::Eof) ::shutdown(fd, SHUT_WR);
+      if (after == After::Hold) release.get_future().wait_for(std::chrono::seconds(30));
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) reply.append(buf, static_cast<size_t>(n));
+      ::close(fd);
+    });
+  }
+};
+
+// A RawRequest as plain C++ values.
+struct Req {
+  int64_t status = 0;
+  std::string method, target, body, rest, error;
+  std::vector<std::pair<std::string, std::string>> headers;  // map order
+  bool keep_alive = false;
+  std::string header(const std::string& name) const {
+    for (auto& [k, v] : headers)
+      if (k == name) return v;
+    return "<absent>";
+  }
+};
+
+Req copy(WoRawRequest* r) {
+  Req q;
+  q.status = r->status;
+  q.method = str(r->method);
+  q.target = str(r->target);
+  q.body = str(r->body);
+  q.rest = str(r->rest);
+  q.error = str(r->error);
+  q.keep_alive = r->keep_alive != 0;
+  uint64_t k = 0, v = 0;
+  for (int64_t p = wo_map_iter(r->headers, 0, &k, &v); p >= 0; p = wo_map_iter(r->headers, p + 1, &k, &v))
+    q.headers.emplace_back(str(tslot(k)), str(tslot(v)));
+  return q;
+}
+
+// One connection: listen, let `c` connect and run its script, accept.
+struct Conn {
+  OneShard env;
+  int64_t l = -1, fd = -1;
+  Client& c;
+  explicit Conn(Client& client) : c(client) {
+    OText host(text("127.0.0.1"));
+    l = wo_net_listen(host, 0, &kSite);
+    c.start(port_of(l));
+    fd = wo_net_accept(l, &kSite);
+  }
+  Req read(const std::string& carry = "", int64_t first_ms = 5000, int64_t read_ms = 5000) {
+    OText t(text(carry));
+    Owned<WoRawRequest> r(wo_net_read_request(fd, t, first_ms, read_ms, &kSite));
+    return copy(r.get());
+  }
+  ~Conn() {
+    wo_net_close(fd, &kSite);  // the client reads until this close, then ends
+    c.t.join();
+    wo_net_close(l, &kSite);
+  }
+};
+
+// One request read from a client that sends `parts` and then does `after`.
+Req one(std::vector<std::string> parts, After after = After::Wait, int gap_ms = 0, int64_t first_ms = 5000,
+        int64_t read_ms = 5000) {
+  Client c{std::move(parts), gap_ms, after};
+  Conn conn(c);
+  return conn.read("", first_ms, read_ms);
+}
+
+void check_bad(const Req& r, int64_t status, const std::string& error) {
+  INFO("got ", r.status, " ", r.method, " ", r.target);
+  CHECK(r.status == status);
+  CHECK(r.error == error);
+  CHECK(r.method.empty());
+  CHECK(r.headers.empty());
+}
+
+}  // namespace
+
+TEST_CASE("http: a simple GET: method, raw target, lowercased names, trimmed values, keep-alive") {
+  Req r = one({"GET /a%20b/c?x=1&y=%2F HTTP/1.1\r\nHost: example.com\r\nX-Token:   abc def \t\r\nAccept: */*\r\n\r\n"});
+  CHECK(r.status == 0);
+  CHECK(r.error == "");
+  CHECK(r.method == "GET");
+  CHECK(r.target == "/a%20b/c?x=1&y=%2F");
+  REQUIRE(r.headers.size() == 3);
+  CHECK(r.headers[0] == std::make_pair(std::string("host"), std::string("example.com")));
+  CHECK(r.headers[1] == std::make_pair(std::string("x-token"), std::string("abc def")));
+  CHECK(r.headers[2] == std::make_pair(std::string("accept"), std::string("*/*")));
+  CHECK(r.body == "");
+  CHECK(r.rest == "");
+  CHECK(r.keep_alive);
+}
+
+TEST_CASE("http: a repeated header name: the last value wins, in the first one's place") {
+  Req r = one({"GET / HTTP/1.1\r\nX-A: 1\r\nHost: h\r\nx-a: 2\r\nEmpty:\r\n\r\n"});
+  CHECK(r.status == 0);
+  REQUIRE(r.headers.size() == 3);
+  CHECK(r.headers[0].first == "x-a");
+  CHECK(r.header("x-a") == "2");
+  CHECK(r.header("empty") == "");
+}
+
+TEST_CASE("http: POST with a body; a body split across many writes") {
+  Req r = one({"POST /items HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"name\":\"x\"}\n"});
+  CHECK(r.status == 0);
+  CHECK(r.method == "POST");
+  CHECK(r.body == "{\"name\":\"x\"}\n");
+  CHECK(r.header("content-length") == "13");
+
+  std::vector<std::string> parts = {"PUT /p HTTP/1.1\r\nCont", "ent-Length: 26\r", "\n\r\n"};
+  for (char ch = 'a'; ch <= 'z'; ch += 2) parts.push_back(std::string{ch, static_cast<char>(ch + 1)});
+  Req s = one(parts, After::Wait, 3);
+  CHECK(s.status == 0);
+  CHECK(s.method == "PUT");
+  CHECK(s.body == "abcdefghijklmnopqrstuvwxyz");
+  CHECK(s.rest == "");
+}
+
+TEST_CASE("http: two pipelined requests in one write: the second comes back in rest and parses from carry") {
+  Client c{{"POST /one HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /two HTTP/1.1\r\nHost: h\r\n\r\n"}};
+  Conn conn(c);
+  Req a = conn.read();
+  CHECK(a.status == 0);
+  CHECK(a.target == "/one");
+  CHECK(a.body == "abc");
+  CHECK(a.rest == "GET /two HTTP/1.1\r\nHost: h\r\n\r\n");
+  // No byte is left on the socket: with a 1 ms idle window the second request
+  // can only come from the carry.
+  Req b = conn.read(a.rest, 1, 1);
+  CHECK(b.status == 0);
+  CHECK(b.method == "GET");
+  CHECK(b.target == "/two");
+  CHECK(b.rest == "");
+  Req end = conn.read(b.rest, 20, 20);  // nothing more: the idle window ends cleanly
+  CHECK(end.status == -1);
+}
+
+TEST_CASE("http: a carry that holds half a request is completed from the socket") {
+  Client c{{"ost: h\r\n\r\n"}};
+  Conn conn(c);
+  Req r = conn.read("GET /half HTTP/1.1\r\nH");
+  CHECK(r.status == 0);
+  CHECK(r.target == "/half");
+  CHECK(r.header("host") == "h");
+}
+
+TEST_CASE("http: keep_alive follows llhttp: HTTP/1.1 on, Connection: close off, HTTP/1.0 needs keep-alive") {
+  CHECK(one({"GET / HTTP/1.1\r\n\r\n"}).keep_alive);
+  CHECK_FALSE(one({"GET / HTTP/1.1\r\nConnection: close\r\n\r\n"}).keep_alive);
+  Req old = one({"GET / HTTP/1.0\r\n\r\n"});
+  CHECK(old.status == 0);
+  CHECK_FALSE(old.keep_alive);
+  CHECK(one({"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"}).keep_alive);
+}
+
+TEST_CASE("http: clean closes (-1): idle past first_ms, only whitespace then idle, EOF, ECONNRESET") {
+  Req idle = one({}, After::Wait, 0, 30);
+  CHECK(idle.status == -1);
+  CHECK(idle.error == "");
+  CHECK(one({"\r\n\r\n"}, After::Wait, 0, 30).status == -1);
+  CHECK(one({" \t\r\n"}, After::Wait, 0, 30).status == -1);
+  CHECK(one({}, After::Eof).status == -1);
+  CHECK(one({"\r\n"}, After::Eof).status == -1);
+  CHECK(one({"GET / HTTP/1.1\r\nHost"}, After::Reset).status == -1);  // the peer is gone: nobody to answer
+}
+
+TEST_CASE("http: leading empty lines before a request are skipped") {
+  Req r = one({"\r\n\r\nGET /x HTTP/1.1\r\n\r\n"});
+  CHECK(r.status == 0);
+  CHECK(r.target == "/x");
+}
+
+TEST_CASE("http: slow-loris: read_ms bounds the whole rest of the request, 400") {
+  // Each byte comes well inside read_ms, but the head never completes in it.
+  std::vector<std::string> parts = {"GET / HTTP/1.1\r\n"};
+  for (int i = 0; i < 12; ++i) parts.push_back("X-" + std::to_string(i) + ": y\r\n");
+  Req r = one(parts, After::Wait, 25, 5000, 150);
+  check_bad(r, 400, "timed out mid-request");
+  // A body that stalls is the same.
+  Req b = one({"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"}, After::Wait, 0, 5000, 50);
+  check_bad(b, 400, "timed out mid-request");
+}
+
+TEST_CASE("http: EOF mid-head and mid-body: 400") {
+  check_bad(one({"GET / HTTP/1.1\r\nHost: a\r\n"}, After::Eof), 400, "connection closed mid-request");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"}, After::Eof), 400,
+            "connection closed mid-request");
+}
+
+TEST_CASE("http: Content-Length: duplicates, bad values and the 1 MiB limit") {
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"}), 400,
+            "duplicate content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 3\r\ncontent-length: 4\r\n\r\nabcd"}), 400,
+            "duplicate content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n"}), 400, "invalid content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 12abc\r\n\r\n"}), 400, "invalid content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n"}), 400, "invalid content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999999\r\n\r\n"}), 400,
+            "invalid content-length");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n"}), 413, "request body too large");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 18446744073709551615\r\n\r\n"}), 413, "request body too large");
+  // Exactly 1 MiB is allowed, and arrives intact.
+  std::string big(size_t{1} << 20, 'b');
+  big[0] = 'A';
+  big.back() = 'Z';
+  Req r = one({"POST / HTTP/1.1\r\nContent-Length: 1048576\r\n\r\n", big});
+  CHECK(r.status == 0);
+  CHECK(r.body == big);
+}
+
+TEST_CASE("http: any Transfer-Encoding is refused with 400") {
+  for (const char* te : {"chunked", "gzip", "identity", "gzip, chunked", ""}) {
+    INFO(te);
+    check_bad(one({std::string("POST / HTTP/1.1\r\nTransfer-Encoding: ") + te + "\r\n\r\n0\r\n\r\n"}), 400,
+              "transfer-encoding not supported");
+  }
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"}), 400,
+            "transfer-encoding not supported");
+}
+
+TEST_CASE("http: a head over 1 MiB without a terminator is 431; one just under the limit is fine") {
+  std::string filler(size_t{1} << 20, 'v');
+  check_bad(one({"GET / HTTP/1.1\r\nX-Big: ", filler}), 431, "request head too large");
+  check_bad(one({"GET / HTTP/1.1\r\nX-Big: ", filler, "\r\n\r\n"}), 431, "request head too large");
+  std::string head = "GET / HTTP/1.1\r\nX-Big: ";
+  std::string value((size_t{1} << 20) - head.size() - 4, 'v');
+  Req r = one({head + value + "\r\n\r\n"});  // exactly 1 MiB with its blank line
+  CHECK(r.status == 0);
+  CHECK(r.header("x-big") == value);
+}
+
+TEST_CASE("http: malformed heads are 400: garbage request line, header without colon, NUL, bad version") {
+  check_bad(one({"HELLO\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1 extra\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1\r\nNoColonHere\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1\r\nBad Name: x\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"POST / HTTP/1.1\r\nContent-Length : 5\r\n\r\nabcde"}), 400, "malformed request");  // smuggling shape
+  check_bad(one({std::string("GET / HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 28)}), 400, "malformed request");
+  check_bad(one({std::string("GET /a\0b HTTP/1.1\r\n\r\n", 21)}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/9.9\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1\nHost: bare-lf\n\n"}), 400, "malformed request");  // strict: CRLF only
+  check_bad(one({" GET / HTTP/1.1\r\n\r\n"}), 400, "malformed request");
+}
+
+TEST_CASE("http: very many headers all arrive") {
+  std::string req = "GET / HTTP/1.1\r\n";
+  for (int i = 0; i < 5000; ++i) req += "X-H" + std::to_string(i) + ": " + std::to_string(i * 7) + "\r\n";
+  Req r = one({req + "\r\n"});
+  CHECK(r.status == 0);
+  REQUIRE(r.headers.size() == 5000);
+  CHECK(r.headers[4999] == std::make_pair(std::string("x-h4999"), std::string("34993")));
+}
+
+namespace {
+
+// The bytes write_response puts on the wire (the server closes right after).
+std::string response(int64_t status, std::vector<std::pair<std::string, std::string>> headers,
+                     const std::string& body, bool head_only, bool keep_alive) {
+  Client c{{}, 0, After::Eof};
+  std::string got;
+  {
+    Conn conn(c);
+    OMap h(wo_map_new(WO_ELEM_TEXT, WO_ELEM_TEXT));
+    for (auto& [k, v] : headers) {
+      OText key(text(k));
+      wo_map_set(h, pslot(key.get()), pslot(text(v)), &kSite);
+    }
+    OText b(text(body));
+    CHECK(wo_net_write_response(conn.fd, status, h, b, head_only, keep_alive, 5000, &kSite));
+  }
+  return c.reply;
+}
+
+}  // namespace
+
+TEST_CASE("http: write_response wire bytes: status line, headers in map order, Connection, Content-Length") {
+  CHECK(response(200, {{"Content-Type", "application/json"}, {"X-Request-Id", "r1"}}, "{\"ok\":true}", false, true) ==
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Request-Id: r1\r\nConnection: keep-alive\r\n"
+        "Content-Length: 11\r\n\r\n{\"ok\":true}");
+  CHECK(response(404, {}, "", false, false) == "HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+  CHECK(response(413, {}, "x", false, false) ==
+        "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Length: 1\r\n\r\nx");
+  CHECK(response(431, {}, "", false, false).rfind("HTTP/1.1 431 Request Header Fields Too Large\r\n", 0) == 0);
+  CHECK(response(422, {}, "", false, true).rfind("HTTP/1.1 422 Unprocessable Content\r\n", 0) == 0);
+  CHECK(response(204, {}, "", false, true) == "HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n");
+  CHECK(response(299, {}, "", false, true).rfind("HTTP/1.1 299 Status\r\n", 0) == 0);
+  CHECK(response(999, {}, "", false, true).rfind("HTTP/1.1 999 Status\r\n", 0) == 0);
+}
+
+TEST_CASE("http: HEAD: no body on the wire, Content-Length still the body's") {
+  CHECK(response(200, {{"ETag", "\"v1\""}}, "hello", true, true) ==
+        "HTTP/1.1 200 OK\r\nETag: \"v1\"\r\nConnection: keep-alive\r\nContent-Length: 5\r\n\r\n");
+}
+
+TEST_CASE("http: the caller's Connection / Content-Length / Transfer-Encoding are dropped, not doubled") {
+  CHECK(response(200, {{"connection", "upgrade"}, {"Content-Length", "99"}, {"transfer-encoding", "chunked"}, {"X", "y"}},
+                 "ab", false, false) == "HTTP/1.1 200 OK\r\nX: y\r\nConnection: close\r\nContent-Length: 2\r\n\r\nab");
+}
+
+TEST_CASE("http: a large body goes out whole") {
+  std::string body(3 << 20, 'q');
+  std::string got = response(200, {}, body, false, false);
+  std::string head = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 3145728\r\n\r\n";
+  CHECK(got.size() == head.size() + body.size());
+  CHECK(got.rfind(head, 0) == 0);
+}
+
+TEST_CASE("http: response splitting and bad statuses trap; nothing is sent") {
+  auto trap_of = [](int64_t status, const std::string& k, const std::string& v) {
+    Client c{{}, 0, After::Eof};
+    Conn conn(c);
+    OMap h(wo_map_new(WO_ELEM_TEXT, WO_ELEM_TEXT));
+    OText key(text(k));
+    wo_map_set(h, pslot(key.get()), pslot(text(v)), &kSite);
+    OText b(text("body"));
+    wo::Trap t = trapped([&] { wo_net_write_response(conn.fd, status, h, b, false, true, 1000, &kSite); });
+    return std::make_pair(t, std::string());
+  };
+  wo::Trap t = trap_of(200, "X-A", "a\r\nSet-Cookie: evil=1").first;
+  CHECK(t.code == 9);
+  CHECK(t.msg == "net.write_response: CR, LF or NUL in the value of header `X-A`");
+  CHECK(trap_of(200, "X-A", "a\nb").first.code == 9);
+  CHECK(trap_of(200, "X-A\r\nEvil", "1").first.code == 9);
+  CHECK(trap_of(200, "Bad Name", "1").first.msg == "net.write_response: header name `Bad Name` is not an HTTP token");
+  CHECK(trap_of(200, "", "1").first.code == 9);
+  CHECK(trap_of(99, "X", "1").first.code == 6);
+  CHECK(trap_of(1000, "X", "1").first.code == 6);
+}
+
+TEST_CASE("http: writing to a peer that reset the connection returns false, never a trap or SIGPIPE") {
+  Client c{{}, 0, After::Reset};
+  Conn conn(c);
+  c.t.join();  // the RST has been sent
+  c.t = std::thread([] {});
+  OMap h(wo_map_new(WO_ELEM_TEXT, WO_ELEM_TEXT));
+  OText b(text("x"));
+  bool ok = true;
+  for (int i = 0; i < 20 && ok; ++i) ok = wo_net_write_response(conn.fd, 200, h, b, false, true, 1000, &kSite);
+  CHECK_FALSE(ok);
+}
+
+TEST_CASE("http: a peer that never reads: the write deadline returns false") {
+  Client c{{}, 0, After::Hold};
+  Conn conn(c);
+  OMap h(wo_map_new(WO_ELEM_TEXT, WO_ELEM_TEXT));
+  OText b(text(std::string(size_t{64} << 20, 'z')));  // far more than the socket buffers hold
+  CHECK_FALSE(wo_net_write_response(conn.fd, 200, h, b, false, true, 50, &kSite));
+  c.release.set_value();
+}
+
+TEST_CASE("http: a bad fd traps BOUNDS") {
+  OText carry(text(""));
+  wo::Trap t = trapped([&] { wo_net_read_request(-1, carry, 1, 1, &kSite); });
+  CHECK(t.code == 6);
+  CHECK(t.msg == "net.read_request: not a socket");
+}
