@@ -119,22 +119,46 @@ bool parse_modules(std::map<std::string, std::vector<std::string>>& modules, Loa
   return true;
 }
 
-// `use framework` (or framework/...) in a program that has neither a module
-// nor a dependency of that name loads the standard library's framework as if
-// it were a dependency named `framework` (decision 0022's rules: its own
-// `use http` means its http/ folder, its internal/ is private to it). Only
-// programs that use it pay for parsing it. docs/decisions/0024.
-bool add_stdlib_framework(std::vector<ResolvedDep>& deps, LoadResult& res, SourceManager& sm, Diagnostics& diags,
-                          const LexOptions& opts) {
-  static const std::string kName = "framework";
+const std::string kStdlibFramework = "framework";
+
+// The dependency a module belongs to ("" for the program's own modules).
+std::string owner_of(const std::string& module, const std::vector<ResolvedDep>& deps) {
+  for (const ResolvedDep& d : deps)
+    if (module == d.name || module.rfind(d.name + "/", 0) == 0) return d.name;
+  return "";
+}
+
+bool has_module(const ast::Program& program, const std::string& path) {
+  for (const auto& m : program.modules)
+    if (m->path == path) return true;
+  return false;
+}
+
+// Whether `use framework…` in a module of `owner` ("" = the program) means
+// the standard library's framework: neither the program (or that dep) has a
+// `framework` folder of its own, nor is there a dependency named framework.
+bool means_stdlib_framework(const ast::Program& program, const std::string& owner,
+                            const std::vector<ResolvedDep>& deps) {
+  if (owner == kStdlibFramework) return false;
+  for (const ResolvedDep& d : deps)
+    if (d.name == kStdlibFramework) return false;
+  return !has_module(program, owner.empty() ? kStdlibFramework : owner + "/" + kStdlibFramework);
+}
+
+// `use framework` (or framework/...) where it means the standard library
+// (above) loads stdlib/framework as if it were a dependency named
+// `framework` (decision 0022's rules: its own `use http` means its http/
+// folder, its internal/ is private to it). Only programs that use it pay
+// for parsing it. docs/decisions/0024.
+bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResult& res, SourceManager& sm,
+                          Diagnostics& diags, const LexOptions& opts) {
   bool wanted = false;
   for (const auto& m : res.program.modules) {
-    if (m->path == kName || m->path.rfind(kName + "/", 0) == 0) return true;  // the program's own
+    bool uses = false;
     for (const auto& f : m->files)
-      for (const auto& u : f->uses) wanted = wanted || (!u.path.empty() && u.path[0] == kName);
+      for (const auto& u : f->uses) uses = uses || (!u.path.empty() && u.path[0] == kStdlibFramework);
+    wanted = wanted || (uses && means_stdlib_framework(res.program, owner_of(m->path, deps), deps));
   }
-  for (const ResolvedDep& d : deps)
-    if (d.name == kName) return true;  // a [deps] entry named framework wins
   if (!wanted) return true;
   std::vector<std::string> tried;
   std::string dir = find_stdlib_dir(tried);
@@ -145,10 +169,11 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, LoadResult& res, Sourc
                    "); set WO_STDLIB to the directory holding framework/";
     return false;
   }
-  fs::path root = fs::path(dir) / kName;
+  fs::path root = fs::path(dir) / kStdlibFramework;
   std::map<std::string, std::vector<std::string>> modules;
-  if (!collect(root, kName, {}, modules, res.io_error)) return false;
-  deps.push_back(ResolvedDep{kName, root.string()});
+  if (!collect(root, kStdlibFramework, {}, modules, res.io_error)) return false;
+  deps.push_back(ResolvedDep{kStdlibFramework, root.string()});
+  loaded = true;
   return parse_modules(modules, res, sm, diags, opts);
 }
 
@@ -181,20 +206,21 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
   }
 
   std::vector<ResolvedDep> deps = project.deps;
+  bool stdlib_loaded = false;
   if (!parse_modules(modules, res, sm, diags, opts)) return res;
-  if (!add_stdlib_framework(deps, res, sm, diags, opts)) return res;
+  if (!add_stdlib_framework(deps, stdlib_loaded, res, sm, diags, opts)) return res;
 
   // Dependencies: a dep's own `use a/b` means its directory a/b, which is
-  // module `<dep>/a/b` here; an `internal` segment of a dep's path is refused
-  // from outside that dep (WO-E108).
+  // module `<dep>/a/b` here — except a `use framework…` that means the
+  // standard library; an `internal` segment of a dep's path is refused from
+  // outside that dep (WO-E108).
   for (auto& m : res.program.modules) {
-    std::string owner;  // the dependency this module belongs to, "" for the program
-    for (const ResolvedDep& d : deps)
-      if (m->path == d.name || m->path.rfind(d.name + "/", 0) == 0) owner = d.name;
+    std::string owner = owner_of(m->path, deps);
+    bool own_framework = !stdlib_loaded || !means_stdlib_framework(res.program, owner, project.deps);
     for (auto& f : m->files) {
       for (auto& u : f->uses) {
         if (u.path.empty() || (u.path.size() == 1 && stdlib_name(u.path[0]))) continue;
-        if (!owner.empty()) {
+        if (!owner.empty() && (own_framework || u.path[0] != kStdlibFramework)) {
           u.path.insert(u.path.begin(), owner);
           continue;
         }

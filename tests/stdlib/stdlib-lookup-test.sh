@@ -73,6 +73,21 @@ printf 'use framework\n\nfn main() {\n  print(framework.mine())\n}\n' >"$own/mai
 printf 'pub fn mine() -> Text {\n  return "own framework"\n}\n' >"$own/framework/f.wo"
 expect own-folder-wins 0 '^own framework$' -- "$woc" run "$own"
 
+# A dependency may use the framework too (a `use framework` in a dep without
+# a framework/ folder of its own means the stdlib), but not its internal/.
+dep=$tmp/depapp
+mkdir -p "$dep/vendor/mw"
+printf '[deps]\nmw = { path = "vendor/mw" }\n' >"$dep/wo.toml"
+printf 'use framework/http\n\npub fn greet() -> Text {\n  let r = ok_text("from the dep")\n  return r.body\n}\n' >"$dep/vendor/mw/mw.wo"
+printf 'use mw\n\nfn main() {\n  print(mw.greet())\n}\n' >"$dep/main.wo"
+expect dep-uses-framework 0 '^from the dep$' -- "$woc" run "$dep"
+printf 'use framework/internal\n\npub fn peek() -> Int {\n  return 1\n}\n' >"$dep/vendor/mw/peek.wo"
+expect dep-framework-internal-e108 1 'WO-E108' -- "$woc" check "$dep"
+
+# The framework on its own is a library that checks clean: no errors, no
+# warnings.
+expect library-check-silent 0 '^$' -- "$woc" check "$repo_stdlib/framework"
+
 # The framework's internal/ is private to it.
 priv=$tmp/priv
 mkdir -p "$priv"

@@ -363,7 +363,7 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
     runtime_send(a, guard.disown(), msg_type, "timer message", "target");
     return;
   }
-  add_timer(Timer{deadline_after_ms(ms), 0, nullptr, 0, a, guard.disown(), msg_type});
+  add_timer(Timer{deadline_after_ms(ms), 0, a, guard.disown(), msg_type});
 }
 
 }  // extern "C"

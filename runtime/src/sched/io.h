@@ -1,6 +1,7 @@
 // Parking a fiber on a file descriptor (framework.md §1.2 "Parking and
-// deadlines"): the fd joins the shard's epoll set for the length of one park,
-// so a timed-out or finished wait leaves nothing registered behind.
+// deadlines"): a one-shot registration in the shard's epoll set, re-armed by
+// each wait and disarmed by any wait that ends without its event (io.cpp), so
+// a timed-out or finished wait leaves nothing armed behind.
 #pragma once
 #include <sys/epoll.h>
 

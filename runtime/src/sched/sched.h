@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "deadlines.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -49,6 +50,9 @@ struct alignas(64) Fiber {
   Actor* task = nullptr;        // delivery fibers: the actor to run next (nullptr: exit)
   Actor* serving = nullptr;     // the actor whose receive this fiber is running
   uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
+  int64_t deadline_us = 0;      // while parked with a deadline: when it ends (ParkDeadlines)
+  uint64_t deadline_seq = 0;
+  size_t deadline_slot = ParkDeadlines::kNotQueued;
   bool parked = false;
   bool pooled = false;          // in its shard's idle pool (a delivery fiber between tasks)
   bool cancel = false;          // resume by throwing Unwind
@@ -143,12 +147,12 @@ struct InboxItem {
   CallWait* wait = nullptr;     // Wake
 };
 
+// A time.after delivery. (A parked fiber's deadline lives in ParkDeadlines;
+// both draw `seq` from one counter, so they fire in one deadline order.)
 struct Timer {
   int64_t deadline_us;
   uint64_t seq;                 // arming order breaks ties
-  Fiber* fiber;                 // a time.sleep wake-up, or
-  uint64_t park_id;
-  Actor* target;                // a time.after delivery
+  Actor* target;
   uint64_t msg;
   const WoTypeDesc* type;
   bool operator>(const Timer& o) const {
@@ -156,11 +160,12 @@ struct Timer {
   }
 };
 
-// A fiber parked on an fd: lives on that fiber's stack while the fd is in
-// the shard's epoll set (registered before the park, removed after it).
+// A fiber parked on an fd: lives on that fiber's stack while the fd's
+// one-shot registration in the shard's epoll set points at it (io.cpp).
 struct IoWait {
   Fiber* fiber;
   uint64_t park_id;
+  bool fired = false;           // the one-shot event was reported (and disarmed itself)
 };
 
 struct Runnable {
@@ -174,6 +179,7 @@ struct alignas(64) Shard {
   Fiber* sched = nullptr;                   // the scheduler context
   std::deque<Runnable> runq;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
+  ParkDeadlines park_deadlines;             // parked fibers' wake-up times
   uint64_t timer_seq = 0;
   std::vector<Fiber*> idle;                 // pooled delivery fibers
   std::vector<Fiber*> all;                  // every fiber this shard made
@@ -186,6 +192,7 @@ struct alignas(64) Shard {
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
   int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
+  std::vector<IoWait*> fd_waits;            // by fd: the fiber parked on it here, if any
   bool quit = false;                        // the loop returns (shutdown)
 };
 

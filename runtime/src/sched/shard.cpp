@@ -194,17 +194,37 @@ void drain_inbox(Shard* s) {
   }
 }
 
+// Due time.after timers and park deadlines, merged in one (deadline, arming)
+// order.
 void fire_timers(Shard* s) {
-  if (s->timers.empty()) return;
+  ParkDeadlines& parks = s->park_deadlines;
+  if (s->timers.empty() && parks.empty()) return;
   int64_t now = now_us();
-  while (!s->timers.empty() && s->timers.top().deadline_us <= now) {
-    Timer t = s->timers.top();
-    s->timers.pop();
-    if (t.fiber)
-      wake(t.fiber, t.park_id);
-    else
+  for (;;) {
+    bool timer_due = !s->timers.empty() && s->timers.top().deadline_us <= now;
+    Fiber* f = !parks.empty() && parks.top()->deadline_us <= now ? parks.top() : nullptr;
+    if (f && timer_due) {
+      const Timer& t = s->timers.top();
+      if (t.deadline_us < f->deadline_us || (t.deadline_us == f->deadline_us && t.seq < f->deadline_seq)) f = nullptr;
+    }
+    if (f) {
+      parks.remove(f);
+      wake(f, f->park_id);
+    } else if (timer_due) {
+      Timer t = s->timers.top();
+      s->timers.pop();
       runtime_send(t.target, t.msg, t.type, "timer message", "target");
+    } else {
+      return;
+    }
   }
+}
+
+// The earliest wake-up this shard owes (INT64_MAX: none).
+int64_t next_deadline(Shard* s) {
+  int64_t d = s->timers.empty() ? INT64_MAX : s->timers.top().deadline_us;
+  if (!s->park_deadlines.empty() && s->park_deadlines.top()->deadline_us < d) d = s->park_deadlines.top()->deadline_us;
+  return d;
 }
 
 // A stop signal ends `main`'s park (runtime.md §5.4): main is resumed into
@@ -235,12 +255,13 @@ void poll_io(Shard* s, int timeout_ms) {
       if (::read(s->efd, &count, sizeof count) < 0) { /* EAGAIN: someone else drained it */ }
       continue;
     }
+    w->fired = true;
     wake(w->fiber, w->park_id);
   }
 }
 
 void idle_wait(Shard* s) {
-  int64_t deadline = s->timers.empty() ? INT64_MAX : s->timers.top().deadline_us;
+  int64_t deadline = next_deadline(s);
   int64_t spin_until = s->io_waiting ? 0 : now_us() + kSpinUs;  // fds to watch: no spinning
   for (int i = 0; !s->has_mail.load(std::memory_order_acquire) && spin_until; ++i) {
     if ((i & 63) == 63) {
@@ -322,8 +343,9 @@ void teardown(Shard* s) {
   while (!s->timers.empty()) {
     Timer t = s->timers.top();
     s->timers.pop();
-    if (!t.fiber) release_value(t.msg, t.type);
+    release_value(t.msg, t.type);
   }
+  s->park_deadlines.clear();  // every parked fiber has unwound above
   for (Actor* a : actors_of(s)) release_actor(a);
   wo_gc_collect();
 }
@@ -432,11 +454,12 @@ void park(int64_t deadline_us) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
   if (stop_armed() && stop_requested()) throw Unwind{};
-  uint64_t id = ++f->park_id;
+  ++f->park_id;
   f->parked = true;
-  if (deadline_us >= 0) add_timer(Timer{deadline_us, 0, f, id, nullptr, 0, nullptr});
+  if (deadline_us >= 0) s->park_deadlines.add(f, deadline_us, s->timer_seq++);
   switch_away(f, s);
   f->parked = false;
+  s->park_deadlines.remove(f);  // woken early (fd ready, a reply): the deadline goes now
   if (f->cancel) throw Unwind{};
 }
 
