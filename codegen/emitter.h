@@ -39,7 +39,7 @@ struct Val {
 
 struct ClassLayout {
   llvm::StructType* type = nullptr;  // { i64 rc, ptr destroy, fields... }
-  llvm::Function* destroy = nullptr; // releases heap fields; null for predeclared records
+  llvm::Function* destroy = nullptr; // releases heap fields (for a predeclared record: of copies made from its descriptor)
 };
 
 // An unwind region: the function as a whole (cleanup, then resume) or the body

@@ -272,7 +272,9 @@ const ClassLayout& Emitter::layout(const ClassInfo* cls) {
     // The runtime's records hold a Bool in a whole int64 slot (wo_runtime.h).
     fields.push_back(cls->predeclared && f.type->kind == TypeKind::Bool ? i64_ : llvm_type(f.type));
   l.type = llvm::StructType::create(ctx_, fields, "class." + cls->name);
-  if (cls->predeclared) return l;  // built and destroyed by the runtime
+  // A predeclared record the runtime builds carries the runtime's destroy; this
+  // one is for the copies made from its descriptor (a message deep-copied to
+  // another shard, json.decode), which would otherwise leak their heap fields.
   auto* ft = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
   l.destroy = llvm::Function::Create(ft, llvm::Function::InternalLinkage, "wo.destroy." + cls->name, mod_.get());
   l.destroy->addFnAttr(llvm::Attribute::NoUnwind);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets built in build-fuzz/ (`make fuzz`; README.md here).
-#   bash fuzz/run.sh [frontend] [pipeline]      (default: both, one after the other)
+#   bash fuzz/run.sh [frontend] [pipeline] [http]   (default: all, one after the other)
 # Environment:
 #   FUZZ_TIME=600      seconds per target
 #   FUZZ_JOBS=1        parallel workers per target (libFuzzer -fork=N); >1 also
@@ -22,7 +22,7 @@ time_s=${FUZZ_TIME:-600}
 jobs=${FUZZ_JOBS:-1}
 max_len=${FUZZ_MAX_LEN:-4096}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(frontend pipeline)
+[[ ${#targets[@]} -gt 0 ]] || targets=(frontend pipeline http)
 
 # Seeds: every program of the corpus and the examples, flattened (libFuzzer
 # would otherwise also read expected.out files), plus the replayed findings.
@@ -52,10 +52,13 @@ for t in "${targets[@]}"; do
   [[ $jobs -gt 1 ]] && par=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "== fuzz_$t: ${time_s}s, $jobs job(s), max_len $max_len; findings go to $art"
   before=$(ls "$art" | wc -l)
+  # fuzz_http reads HTTP requests, not .wo programs: its own seeds and dictionary.
+  tseeds=$seeds dict=$root/fuzz/wo.dict
+  [[ $t == http ]] && tseeds=$root/fuzz/http_seeds dict=$root/fuzz/http.dict
   # shellcheck disable=SC2086
-  "$bin" -dict="$root/fuzz/wo.dict" -max_len="$max_len" -timeout=20 -rss_limit_mb=4096 \
+  "$bin" -dict="$dict" -max_len="$max_len" -timeout=20 -rss_limit_mb=4096 \
     -max_total_time="$time_s" -print_final_stats=1 -artifact_prefix="$art/" "${par[@]}" ${FUZZ_ARGS:-} \
-    "$work" "$seeds"
+    "$work" "$tseeds"
   rc=$?
   # A mutant file left behind: the process died while the mutator's sema
   # check ran on it (fuzz_pipeline.cpp), or it is just the last one checked

@@ -9,7 +9,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 
 #include <chrono>
 #include <cstdlib>
@@ -337,8 +341,13 @@ TEST_CASE("http: malformed heads are 400: garbage request line, header without c
   check_bad(one({std::string("GET / HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 28)}), 400, "malformed request");
   check_bad(one({std::string("GET /a\0b HTTP/1.1\r\n\r\n", 21)}), 400, "malformed request");
   check_bad(one({"GET / HTTP/9.9\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET /\r\n\r\n"}), 400, "unsupported http version");  // llhttp's HTTP/0.9
+  check_bad(one({"GET / HTTP/2.0\r\n\r\n"}), 400, "unsupported http version");
+  check_bad(one({"GET / HTTP/1.1\r\n: no-name\r\n\r\n"}), 400, "empty header name");
   check_bad(one({"GET / HTTP/1.1\nHost: bare-lf\n\n"}), 400, "malformed request");  // strict: CRLF only
   check_bad(one({" GET / HTTP/1.1\r\n\r\n"}), 400, "malformed request");
+  check_bad(one({"GET / HTTP/1.1\r\nX-A: one\r\n two\r\n\r\n"}), 400, "obsolete line folding");
+  check_bad(one({"GET / HTTP/1.1\r\nX-A: one\r\n\ttwo\r\n\r\n"}), 400, "obsolete line folding");
 }
 
 TEST_CASE("http: very many headers all arrive") {
@@ -452,4 +461,33 @@ TEST_CASE("http: a bad fd traps BOUNDS") {
   wo::Trap t = trapped([&] { wo_net_read_request(-1, carry, 1, 1, &kSite); });
   CHECK(t.code == 6);
   CHECK(t.msg == "net.read_request: not a socket");
+}
+
+TEST_CASE("http: a stop signal ends the first-byte wait as a clean close; a request already in carry is still read") {
+  // In a child: the stop latch is process-wide and would end the other tests' waits.
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0) _exit(10);
+    wo_env_stopping();  // arms the latch
+    ::raise(SIGTERM);   // delivered before raise returns: the latch is set
+    WoText* empty = wo_text_new("", 0);
+    int64_t t0 = wo_time_ticks();
+    WoRawRequest* idle = wo_net_read_request(sv[0], empty, 20000, 20000, &kSite);
+    if (idle->status != -1) _exit(11);
+    if (wo_time_ticks() - t0 > 5000000) _exit(14);  // waited for first_ms instead of the stop
+    const char req[] = "GET /in-carry HTTP/1.1\r\n\r\n";
+    WoText* carry = wo_text_new(req, sizeof req - 1);
+    WoRawRequest* r = wo_net_read_request(sv[0], carry, 30000, 30000, &kSite);
+    if (r->status != 0 || std::string(r->target->bytes, r->target->len) != "/in-carry") _exit(12);
+    WoText* half = wo_text_new("GET / HTTP/1.1\r\n", 16);  // mid-request: abandoned, no answer
+    WoRawRequest* h = wo_net_read_request(sv[0], half, 30000, 30000, &kSite);
+    _exit(h->status == -1 ? 0 : 13);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

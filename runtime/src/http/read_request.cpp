@@ -42,8 +42,6 @@ WoRawRequest* new_record(int64_t status, const char* error) {
   return r;
 }
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 // What a read that did not deliver bytes means for the request.
 enum class Stop { None, Clean, Bad };
 
@@ -82,7 +80,7 @@ WoRawRequest* build(const char* buf, const RequestParser& p, WoText* body, size_
   OwnedGuard body_guard(body);
   WoRawRequest* r = new_record(0, "");
   OwnedGuard guard(r);
-  r->method = text_of(buf + p.method().off, p.method().len);
+  r->method = method_text_of(buf + p.method().off, p.method().len);
   r->target = text_of(buf + p.target().off, p.target().len);
   for (const Field& f : p.fields()) {
     WoText* name = lower_text_of(buf + f.name.off, f.name.len);
@@ -118,8 +116,8 @@ extern "C" WoRawRequest* wo_net_read_request(int64_t cfd, WoText* carry, int64_t
   bool started = false;
   for (;;) {
     if (!started) {
-      while (start < buf.size() && (buf.data()[start] == '\r' || buf.data()[start] == '\n')) ++start;
-      for (size_t i = start; i < buf.size() && !started; ++i) started = !is_ws(buf.data()[i]);
+      start = request_start(buf.data(), buf.size());
+      started = request_begun(buf.data() + start, buf.size() - start);
       if (started) in.deadline = wo::net::deadline_of(read_ms);
     }
     if (started) {

@@ -25,22 +25,30 @@ struct Callbacks {
   static RequestParser* self(llhttp_t* p) { return static_cast<RequestParser*>(p->data); }
   static int on_method(llhttp_t* p, const char* at, size_t n) {
     RequestParser* r = self(p);
-    r->extend(&r->method_, &r->in_method_, at, n);
-    return 0;
+    if (r->extend(&r->method_, &r->in_method_, at, n)) return 0;
+    r->fail(400, "malformed request");
+    return -1;
   }
   static int on_url(llhttp_t* p, const char* at, size_t n) {
     RequestParser* r = self(p);
-    r->extend(&r->target_, &r->in_target_, at, n);
-    return 0;
+    if (r->extend(&r->target_, &r->in_target_, at, n)) return 0;
+    r->fail(400, "malformed request");
+    return -1;
   }
   static int on_header_field(llhttp_t* p, const char* at, size_t n) {
     RequestParser* r = self(p);
     if (!r->in_name_) r->fields_->push_back(Field{});
-    r->extend(&r->fields_->back().name, &r->in_name_, at, n);
-    return 0;
+    if (r->extend(&r->fields_->back().name, &r->in_name_, at, n)) return 0;
+    r->fail(400, "malformed request");
+    return -1;
   }
   static int on_header_field_complete(llhttp_t* p) {
     RequestParser* r = self(p);
+    // llhttp lets `: value` through with no on_header_field call at all.
+    if (!r->in_name_ || r->fields_->back().name.len == 0) {
+      r->fail(400, "empty header name");
+      return -1;
+    }
     r->in_name_ = false;
     Span name = r->fields_->back().name;
     // llhttp refuses a second Content-Length too, and Transfer-Encoding only
@@ -60,7 +68,18 @@ struct Callbacks {
   }
   static int on_header_value(llhttp_t* p, const char* at, size_t n) {
     RequestParser* r = self(p);
-    r->extend(&r->fields_->back().value, &r->in_value_, at, n);
+    if (r->fields_->empty()) {  // a value without a name (defensive: the name check comes first)
+      r->fail(400, "empty header name");
+      return -1;
+    }
+    // Even strict llhttp accepts an obs-fold (CRLF then SP): it reports the
+    // value in two pieces with the line break between them. RFC 9112 §5.2
+    // lets a server refuse it with 400, and a value with a line break must
+    // never reach a handler (or a response header).
+    if (!r->extend(&r->fields_->back().value, &r->in_value_, at, n)) {
+      r->fail(400, "obsolete line folding");
+      return -1;
+    }
     return 0;
   }
   static int on_header_value_complete(llhttp_t* p) {
@@ -69,6 +88,12 @@ struct Callbacks {
   }
   static int on_headers_complete(llhttp_t* p) {
     RequestParser* r = self(p);
+    // llhttp takes a request line without a version as HTTP/0.9; the ABI
+    // serves HTTP/1.0 and 1.1 only (framework.md §2.1: three parts or 400).
+    if (p->http_major != 1 || p->http_minor > 1) {
+      r->fail(400, "unsupported http version");
+      return -1;
+    }
     r->done_ = true;
     r->content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
     r->keep_alive_ = llhttp_should_keep_alive(p) != 0;
@@ -99,13 +124,19 @@ RequestParser::RequestParser(std::vector<Field>* fields) : fields_(fields) {
   p_.data = this;
 }
 
-void RequestParser::extend(Span* s, bool* open, const char* at, size_t n) {
+// A span grows piece by piece (a piece ends where a feed ends); a piece that
+// does not continue where the last one stopped means llhttp skipped bytes
+// inside the element, which the spans cannot represent: the caller refuses it.
+bool RequestParser::extend(Span* s, bool* open, const char* at, size_t n) {
   size_t off = static_cast<size_t>(at - base_);
   if (!*open) {
     s->off = off;
     *open = true;
+  } else if (off != s->off + s->len) {
+    return false;
   }
   s->len = off + n - s->off;
+  return true;
 }
 
 RequestParser::State RequestParser::fail(int status, const char* why) {

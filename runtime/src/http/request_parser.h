@@ -23,6 +23,22 @@ struct Field {
   Span name, value;  // as sent: the value untrimmed, the name not lowercased
 };
 
+// Where a request starts in `p[0, n)`: past the empty lines (CR / LF) a
+// client may send between requests (RFC 9112 §2.2).
+inline size_t request_start(const char* p, size_t n) {
+  size_t i = 0;
+  while (i < n && (p[i] == '\r' || p[i] == '\n')) ++i;
+  return i;
+}
+
+// Whether a request has begun: a byte other than SP, HT, CR, LF. Before
+// that, an idle timeout or EOF is a clean close, not a malformed request.
+inline bool request_begun(const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n') return true;
+  return false;
+}
+
 class RequestParser {
  public:
   enum class State { NeedMore, Head, Error };
@@ -51,7 +67,7 @@ class RequestParser {
  private:
   friend struct Callbacks;
   State fail(int status, const char* why);
-  void extend(Span* s, bool* open, const char* at, size_t n);
+  bool extend(Span* s, bool* open, const char* at, size_t n);
 
   llhttp_t p_;
   std::vector<Field>* fields_;
