@@ -15,7 +15,9 @@
 #include <csignal>
 #include <cstdio>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <future>
 #include <string>
@@ -490,4 +492,77 @@ TEST_CASE("http: a stop signal ends the first-byte wait as a clean close; a requ
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+namespace {
+
+// Two reader actors on one shard, each parked inside read_request with its
+// request half read: their buffers and header spans must stay their own.
+struct FdMsg {
+  WoHeader h;
+  int64_t fd;  // >= 0: read one request from it; -1: just reply (a barrier)
+};
+const WoTypeDesc kIntDesc{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoFieldDesc kFdMsgFields[] = {{"fd", &kIntDesc, offsetof(FdMsg, fd)}};
+const WoClassDesc kFdMsgClass{"FdMsg", sizeof(FdMsg), nullptr, 1, kFdMsgFields};
+const WoTypeDesc kFdMsg{WO_TY_CLASS, nullptr, nullptr, &kFdMsgClass, 0, nullptr};
+struct ReaderState {
+  WoHeader h;
+  int64_t pad;
+};
+const WoFieldDesc kReaderFields[] = {{"pad", &kIntDesc, offsetof(ReaderState, pad)}};
+const WoClassDesc kReaderClass{"Reader", sizeof(ReaderState), nullptr, 1, kReaderFields};
+const WoTypeDesc kReaderDesc{WO_TY_CLASS, nullptr, nullptr, &kReaderClass, 0, nullptr};
+
+std::vector<std::string> g_read;  // one shard: no lock needed
+
+uint64_t reader_receive(void*, uint64_t word) {
+  auto* m = reinterpret_cast<FdMsg*>(word);
+  if (m->fd < 0) return 1;
+  OText carry(text(""));
+  Owned<WoRawRequest> r(wo_net_read_request(m->fd, carry, 5000, 5000, &kSite));
+  Req q = copy(r.get());
+  g_read.push_back(std::to_string(q.status) + " " + q.target + " " + q.header("x-id") + " " + q.body);
+  return 0;
+}
+const WoActorType kReaderActor{"Reader", reader_receive, &kReaderDesc, &kFdMsg};
+
+uint64_t fd_msg(int64_t fd) {
+  auto* m = static_cast<FdMsg*>(wo_alloc(sizeof(FdMsg), nullptr));
+  m->fd = fd;
+  return reinterpret_cast<uint64_t>(m);
+}
+
+void send_all_bytes(int fd, const std::string& s) { REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == (ssize_t)s.size()); }
+
+}  // namespace
+
+TEST_CASE("http: two fibers of one shard parked mid-request keep their own buffers") {
+  OneShard env;
+  g_read.clear();
+  OText host(text("127.0.0.1"));
+  int64_t l = wo_net_listen(host, 0, &kSite);
+  int ca = connect_to(port_of(l));
+  int64_t sa = wo_net_accept(l, &kSite);
+  int cb = connect_to(port_of(l));
+  int64_t sb = wo_net_accept(l, &kSite);
+  int64_t a = wo_spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
+  int64_t b = wo_spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
+  wo_send(a, fd_msg(sa), &kFdMsg, &kSite);
+  wo_send(b, fd_msg(sb), &kFdMsg, &kSite);
+  send_all_bytes(ca, "POST /a HTTP/1.1\r\nX-Id: first\r\nContent-Length: 6\r\n\r\nab");
+  for (int i = 0; i < 4; ++i) wo_yield();  // A reads its head and parks in the body
+  send_all_bytes(cb, "POST /b HTTP/1.1\r\nX-Id: sec");
+  for (int i = 0; i < 4; ++i) wo_yield();  // B parks mid-head
+  send_all_bytes(ca, "cdef");
+  send_all_bytes(cb, "ond\r\nContent-Length: 2\r\n\r\nxy");
+  CHECK(wo_call(a, fd_msg(-1), &kFdMsg, &kSite) == 1);  // queued behind A's read: it has finished
+  CHECK(wo_call(b, fd_msg(-1), &kFdMsg, &kSite) == 1);
+  std::sort(g_read.begin(), g_read.end());
+  CHECK(g_read == std::vector<std::string>{"0 /a first abcdef", "0 /b second xy"});
+  ::close(ca);
+  ::close(cb);
+  wo_net_close(sa, &kSite);
+  wo_net_close(sb, &kSite);
+  wo_net_close(l, &kSite);
 }

@@ -25,6 +25,7 @@ class Bytes {
   char* room(size_t n);
   void grow_by(size_t n) { len_ += n; }  // n <= the room just made
   void append(const char* s, size_t n) {
+    if (n == 0) return;  // an empty carry into a buffer never grown: no memcpy on NULL
     std::memcpy(room(n), s, n);
     len_ += n;
   }
