@@ -471,6 +471,7 @@ TEST_CASE("http: a stop signal ends the first-byte wait as a clean close; a requ
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    setenv("WO_SHARDS", "1", 1);  // one shard thread in the child, like the other tests
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0) _exit(10);
     wo_env_stopping();  // arms the latch

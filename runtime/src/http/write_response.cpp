@@ -2,6 +2,8 @@
 // docs/decisions/0023): the status line with its reason phrase, the caller's
 // headers in map order, Connection and Content-Length, the blank line, then
 // the body (not for HEAD) — one sendmsg of two iovecs when the socket takes it.
+#include <sys/socket.h>
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -162,7 +164,13 @@ extern "C" bool wo_net_write_response(int64_t cfd, int64_t status, WoMap* header
   iovec iov[2] = {{head.data(), head.size()}, {body->bytes, head_only ? 0 : static_cast<size_t>(body->len)}};
   int err = 0;
   switch (wo::net::send_all(fd, iov, 2, deadline, true, &err, site)) {
-    case wo::net::Io::Done: return true;
+    case wo::net::Io::Done:
+      // The last response of the connection: send our FIN after it, so the
+      // client sees the end at once while the caller drains what it still
+      // sends before closing (closing with unread bytes makes the kernel
+      // answer RST, which can destroy the response before the client reads it).
+      if (!keep_alive) ::shutdown(fd, SHUT_WR);
+      return true;
     case wo::net::Io::Failed:
       if (err == EPIPE || err == ECONNRESET) return false;  // the peer is gone: the caller closes
       wo::net::raise_errno("net.write_response", err, site);
