@@ -162,7 +162,7 @@ req() {
 req_raw() {
   local m=$1 p=$2
   shift 2
-  code=$(curl -s -X "$m" --max-time 5 -o "$tmp/body" -D "$tmp/hdrs" -w '%{http_code}' \
+  code=$(curl -s -X "$m" --max-time 3 -o "$tmp/body" -D "$tmp/hdrs" -w '%{http_code}' \
     -H "host: $HOST" "$@" "$base$p" 2>/dev/null)
   body=$(cat "$tmp/body" 2>/dev/null)
   hdrs=$(tr -d '\r' <"$tmp/hdrs" 2>/dev/null)
