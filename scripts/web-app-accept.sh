@@ -159,13 +159,22 @@ req() {
   shift 2
   req_raw "$m" "$p" -H "authorization: Bearer $TOKEN" "$@"
 }
+# After 3 requests in a row without any answer the server is taken as wedged:
+# the remaining requests and probes fail at once instead of each waiting out
+# its timeout (a wedged server must fail the gate well inside ctest's limit).
+silent=0
 req_raw() {
   local m=$1 p=$2
   shift 2
+  if ((silent >= 3)); then
+    code=000 body="(skipped: the server stopped answering)" hdrs=
+    return
+  fi
   code=$(curl -s -X "$m" --max-time 3 -o "$tmp/body" -D "$tmp/hdrs" -w '%{http_code}' \
     -H "host: $HOST" "$@" "$base$p" 2>/dev/null)
   body=$(cat "$tmp/body" 2>/dev/null)
   hdrs=$(tr -d '\r' <"$tmp/hdrs" 2>/dev/null)
+  [[ $code == 000 ]] && silent=$((silent + 1)) || silent=0
 }
 # want NAME STATUS [BODY-SUBSTRING]
 want() {
@@ -235,6 +244,10 @@ check cors-stamped "$([[ $code == 200 ]] && grep -qi '^access-control-allow-orig
 # ------------------------------------------------------------- 9.4 serving
 probe() { # NAME PROBE: runs the python probe, ok when it says ok
   local r
+  if ((silent >= 3)); then
+    bad "$1" "skipped: the server stopped answering"
+    return
+  fi
   r=$($PROBE "$2" "$port" 2>&1)
   check "$1" "$([[ $r == ok* ]]; echo $?)" "${r#bad }"
 }
@@ -280,6 +293,7 @@ check sigterm-stops $? "still running 3 s after SIGTERM"
 port2=$($PROBE freeport)
 if start_server "$port2" "$tmp/web-app-2.log"; then
   base=http://127.0.0.1:$port2
+  silent=0
   req GET /products; want restart-persistence 200 '"name":"mug"'
   stop_server 3000
 else
