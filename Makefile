@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors clean
+.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http clean
 
 all: build
 
@@ -61,10 +61,16 @@ bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 
 # The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
 bench-actors: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
+
+# HTTP: wrk against the same two routes in woc (the framework), Go net/http and
+# Crystal HTTP::Server, plus RSS with 1,000 idle connections (BENCH_QUICK=1: ~1 min).
+bench-http: build
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Raw-socket probes for scripts/web-app-accept.sh (framework.md §9.4).
+
+    web-app-accept.py freeport
+    web-app-accept.py PROBE PORT [ARG]
+
+Each probe prints one line, `ok <facts>` or `bad <facts>`, and exits 0; the
+shell script turns it into an `ok`/`FAIL` check. Every socket operation has a
+timeout, so no probe can hang the gate. Requests carry `host: a` and the
+gate's bearer token unless the probe is about their absence.
+"""
+import socket
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+AUTH = "authorization: Bearer s3cr3t\r\n"
+
+
+def connect(port, timeout=5.0):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.settimeout(timeout)
+    return s
+
+
+def read_to_eof(s, limit=1 << 20):
+    """All bytes until the peer closes (a reset counts as a close). Returns
+    (data, closed): closed is False when the socket timeout ran out first."""
+    data = b""
+    while len(data) < limit:
+        try:
+            chunk = s.recv(65536)
+        except (ConnectionResetError, BrokenPipeError):
+            return data, True
+        except socket.timeout:
+            return data, False
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
+def status_of(data):
+    line = data.split(b"\r\n", 1)[0].decode("latin-1")
+    parts = line.split(" ")
+    return parts[1] if len(parts) > 1 and line.startswith("HTTP/1.1 ") else "none(%r)" % line[:40]
+
+
+def get(path, close=True, extra=""):
+    return ("GET %s HTTP/1.1\r\nhost: a\r\n%s%s%s\r\n" %
+            (path, AUTH, extra, "connection: close\r\n" if close else "")).encode()
+
+
+def freeport():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    print(s.getsockname()[1])
+    s.close()
+
+
+def slow(port):
+    """Two GET /slow at once: both answer `slow done`, together in < 700 ms."""
+    out = [None, None]
+
+    def one(i):
+        try:
+            s = connect(port, 5)
+            s.sendall(get("/slow"))
+            out[i] = read_to_eof(s)[0]
+            s.close()
+        except OSError as e:
+            out[i] = repr(e).encode()
+
+    t0 = time.monotonic()
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(10)
+    ms = int((time.monotonic() - t0) * 1000)
+    done = sum(1 for b in out if b and b"slow done" in b)
+    verdict = "ok" if done == 2 and ms < 700 else "bad"
+    print("%s %d of 2 said 'slow done' in %d ms (limit 700)" % (verdict, done, ms))
+
+
+def idle(port):
+    """A client that sends nothing is closed within 2500 ms."""
+    s = connect(port, 5)
+    t0 = time.monotonic()
+    data, closed = read_to_eof(s)
+    ms = int((time.monotonic() - t0) * 1000)
+    s.close()
+    ok = closed and not data and ms < 2500
+    print("%s closed=%s after %d ms (limit 2500), %d bytes received" % ("ok" if ok else "bad", closed, ms, len(data)))
+
+
+def loris(port):
+    """Half a request, then silence: 400 and a close within 2500 ms."""
+    s = connect(port, 5)
+    s.sendall(b"GET /products HTTP/1.1\r\nhost: a\r\nauthor")
+    t0 = time.monotonic()
+    data, closed = read_to_eof(s)
+    ms = int((time.monotonic() - t0) * 1000)
+    s.close()
+    st = status_of(data)
+    ok = closed and st == "400" and ms < 2500
+    print("%s status %s, closed=%s after %d ms (limit 2500)" % ("ok" if ok else "bad", st, closed, ms))
+
+
+def raw_status(port, request):
+    s = connect(port, 5)
+    try:
+        s.sendall(request)
+    except OSError:
+        pass
+    data, _ = read_to_eof(s)
+    s.close()
+    return status_of(data)
+
+
+def two_cl(port):
+    """Content-Length 0 and 5 on a GET that would otherwise be a 200."""
+    st = raw_status(port, ("GET /products HTTP/1.1\r\nhost: a\r\n" + AUTH +
+                           "content-length: 0\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello").encode())
+    print("%s status %s (want 400)" % ("ok" if st == "400" else "bad", st))
+
+
+def chunked(port):
+    """A chunked POST to a GET/DELETE route: 400, where a server that ignored
+    the header would route it (405)."""
+    st = raw_status(port, ("POST /products/mug HTTP/1.1\r\nhost: a\r\n" + AUTH +
+                           "transfer-encoding: chunked\r\nconnection: close\r\n\r\n0\r\n\r\n").encode())
+    print("%s status %s (want 400)" % ("ok" if st == "400" else "bad", st))
+
+
+def head(port):
+    """HEAD /products: 200, the GET's Content-Length, no body bytes."""
+    def exchange(method):
+        s = connect(port, 5)
+        s.sendall(("%s /products HTTP/1.1\r\nhost: a\r\n%sconnection: close\r\n\r\n" % (method, AUTH)).encode())
+        data, _ = read_to_eof(s)
+        s.close()
+        head_, _, body = data.partition(b"\r\n\r\n")
+        cl = None
+        for line in head_.split(b"\r\n")[1:]:
+            k, _, v = line.partition(b":")
+            if k.strip().lower() == b"content-length":
+                cl = v.strip().decode()
+        return status_of(data), cl, body
+
+    gs, gcl, gbody = exchange("GET")
+    hs, hcl, hbody = exchange("HEAD")
+    ok = hs == "200" and gs == "200" and hcl is not None and hcl == gcl and len(hbody) == 0 and len(gbody) > 0
+    print("%s HEAD %s content-length %s body %d bytes; GET %s content-length %s body %d bytes" %
+          ("ok" if ok else "bad", hs, hcl, len(hbody), gs, gcl, len(gbody)))
+
+
+def pipeline(port):
+    """Two GETs in one write on one connection: two responses."""
+    s = connect(port, 5)
+    s.sendall(get("/products", close=False) + get("/products", close=True))
+    data, closed = read_to_eof(s)
+    s.close()
+    n = data.count(b"HTTP/1.1 200 ")
+    print("%s %d responses with 200 (want 2), closed=%s" % ("ok" if n == 2 else "bad", n, closed))
+
+
+def soak(port):
+    """500 idle plus 500 real connections, 100 at a time, within 60 s."""
+    deadline = time.monotonic() + 60
+
+    def idle_one(_):
+        try:
+            s = connect(port, max(1.0, min(10.0, deadline - time.monotonic())))
+        except OSError:
+            return "connect"
+        try:
+            data, closed = read_to_eof(s)
+            return "evicted" if closed and not data else "kept"
+        finally:
+            s.close()
+
+    def real_one(_):
+        try:
+            s = connect(port, max(1.0, min(10.0, deadline - time.monotonic())))
+        except OSError:
+            return "connect"
+        try:
+            s.sendall(get("/products"))
+            data, _ = read_to_eof(s)
+            return "200" if status_of(data) == "200" else "status " + status_of(data)
+        except OSError as e:
+            return type(e).__name__
+        finally:
+            s.close()
+
+    jobs = []
+    with ThreadPoolExecutor(max_workers=100) as pool:
+        for i in range(500):
+            jobs.append(("idle", pool.submit(idle_one, i)))
+            jobs.append(("real", pool.submit(real_one, i)))
+        tally = {}
+        for kind, f in jobs:
+            r = f.result(timeout=max(0.1, deadline - time.monotonic()))
+            tally[(kind, r)] = tally.get((kind, r), 0) + 1
+    evicted = tally.get(("idle", "evicted"), 0)
+    answered = tally.get(("real", "200"), 0)
+    ok = evicted >= 495 and answered >= 495 and time.monotonic() < deadline
+    other = ", ".join("%s %s: %d" % (k, r, n) for (k, r), n in sorted(tally.items())
+                      if (k, r) not in (("idle", "evicted"), ("real", "200")))
+    print("%s %d of 500 idle evicted, %d of 500 answered 200 (want >= 495 each)%s" %
+          ("ok" if ok else "bad", evicted, answered, "; " + other if other else ""))
+
+
+def main():
+    probe = sys.argv[1]
+    if probe == "freeport":
+        return freeport()
+    port = int(sys.argv[2])
+    try:
+        {"slow": slow, "idle": idle, "loris": loris, "two-cl": two_cl, "chunked": chunked,
+         "head": head, "pipeline": pipeline, "soak": soak}[probe](port)
+    except Exception as e:  # a refused or reset connection is a failed check, not a crash
+        print("bad %s: %r" % (probe, e))
+
+
+main()
