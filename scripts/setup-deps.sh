@@ -13,7 +13,8 @@
 set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
-          node-llhttp)  # node-llhttp: the C sources of llhttp (runtime/src/http/)
+          node-llhttp  # the C sources of llhttp (runtime/src/http/)
+          git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
 
 missing=()

@@ -5,7 +5,7 @@
 # and raw sockets (scripts/web-app-accept.py): the storefront matrix, the
 # slice-2 legs, and the serving slice (parallel slow requests, idle and
 # slow-loris deadlines, smuggling refusals, a 1k soak with fd and RSS checks,
-# pipelining, SIGTERM, restart persistence).
+# pipelining, SIGTERM with a request in flight answered, restart persistence).
 #
 #   scripts/web-app-accept.sh [WOC]
 #
@@ -287,8 +287,21 @@ stop_server() {
   done
   return 1
 }
+# SIGTERM while a /slow request is in flight (issue 9 item 5; decision
+# 0027): the server still answers it, then exits within 3 s.
+starts=$(grep -c '^slow start$' "$log")
+curl -s -m 10 -o "$tmp/inflight.body" -w '%{http_code}' -H 'host: a' -H "authorization: Bearer $TOKEN" \
+  "$base/slow" >"$tmp/inflight.code" 2>/dev/null &
+inflight=$!
+for ((i = 0; i < 200; i++)); do
+  [[ $(grep -c '^slow start$' "$log") -gt $starts ]] && break
+  sleep 0.025
+done
 stop_server 3000
 check sigterm-stops $? "still running 3 s after SIGTERM"
+wait "$inflight"
+check sigterm-inflight-answered "$([[ $(cat "$tmp/inflight.code") == 200 ]] && grep -q 'slow done' "$tmp/inflight.body"; echo $?)" \
+  "the request in flight at SIGTERM got '$(cat "$tmp/inflight.code")' $(head -c 80 "$tmp/inflight.body")"
 
 port2=$($PROBE freeport)
 if start_server "$port2" "$tmp/web-app-2.log"; then
