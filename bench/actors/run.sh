@@ -257,17 +257,10 @@ done
 hr
 
 # ---------------------------------------------------------------- table
-# fmt VALUE -> 1,234,567 style (or the value itself when it is not a number)
-fmt() { awk -v v="$1" 'BEGIN {
-  if (v !~ /^[0-9.]+$/) { print v; exit }
-  s = sprintf("%.0f", v); if (v < 100 && v != int(v)) s = sprintf("%.1f", v)
-  split(s, p, "."); n = p[1]; o = ""
-  while (length(n) > 3) { o = "," substr(n, length(n) - 2) o; n = substr(n, 1, length(n) - 3) }
-  print n o (p[2] != "" ? "." p[2] : "") }'; }
-# speed WORKLOAD WOC PEER -> how many times better woc is (>1: woc better)
-speed() { awk -v w="$1" -v a="$2" -v b="$3" 'BEGIN {
-  if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0 || b + 0 == 0) { print "-"; exit }
-  if (w == "pingpong" || w == "oneway") printf "%.2fx", a / b; else printf "%.2fx", b / a }'; }
+source "$ROOT/bench/lib/format.sh"  # fmt, ratio
+# speed WORKLOAD WOC PEER -> how many times better woc is (>1: woc better):
+# rates for ping-pong and one-way, times for the rest
+speed() { case $1 in pingpong | oneway) ratio "$2" "$3" 1 ;; *) ratio "$2" "$3" 0 ;; esac; }
 
 declare -A LABEL=([pingpong]="ping-pong (call)" [oneway]="one-way send" [ring]="ring 1000x1000"
   [skynet]="skynet (1.1M actors)" [spawn]="spawn" [spawn-mem]="memory per idle actor")

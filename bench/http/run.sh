@@ -240,23 +240,15 @@ done
 hr
 
 # ---------------------------------------------------------------- tables
-fmt() { awk -v v="$1" 'BEGIN {
-  if (v !~ /^[0-9.]+$/) { print v; exit }
-  s = sprintf("%.0f", v); if (v < 100 && v != int(v)) s = sprintf("%.2f", v)
-  split(s, p, "."); n = p[1]; o = ""
-  while (length(n) > 3) { o = "," substr(n, length(n) - 2) o; n = substr(n, 1, length(n) - 3) }
-  print n o (p[2] != "" ? "." p[2] : "") }'; }
-# ratio A B HIGHER_IS_BETTER -> how many times better A is than B
-ratio() { awk -v a="$1" -v b="$2" -v h="$3" 'BEGIN {
-  if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0 || b + 0 == 0) { print "-"; exit }
-  printf "%.2fx", (h ? a / b : b / a) }'; }
+source "$ROOT/bench/lib/format.sh"  # fmt, ratio
+fmt2() { fmt "$1" 2; }
 
 for r in hello json; do
   say "GET /$r: requests/s, cores the server kept busy, requests/s per core, p99 latency (ms)"
   printf '  %-16s %12s %8s %14s %10s\n' server "req/s" cores "req/s/core" "p99 ms"
   for v in $VARIANTS; do
-    printf '  %-16s %12s %8s %14s %10s\n' "${LABEL[$v]}" "$(fmt "${F[$r.$v.rps]:--}")" "${F[$r.$v.cores]:--}" \
-      "$(fmt "${F[$r.$v.pc]:--}")" "${F[$r.$v.p99]:--}"
+    printf '  %-16s %12s %8s %14s %10s\n' "${LABEL[$v]}" "$(fmt2 "${F[$r.$v.rps]:--}")" "${F[$r.$v.cores]:--}" \
+      "$(fmt2 "${F[$r.$v.pc]:--}")" "${F[$r.$v.p99]:--}"
   done
   say "  woc per core vs Go, same thread count: 1: $(ratio "${F[$r.wo1.pc]:--}" "${F[$r.go1.pc]:--}" 1)" \
     "  2: $(ratio "${F[$r.wo2.pc]:--}" "${F[$r.go2.pc]:--}" 1)   (aim >= 1.2x)"
@@ -271,7 +263,7 @@ done
 say "RSS with $IDLE idle keep-alive connections (VmRSS, KiB; bytes per connection = growth / $IDLE)"
 printf '  %-16s %12s %12s %10s\n' server "idle" "1,000 conns" "B/conn"
 for v in $VARIANTS; do
-  printf '  %-16s %12s %12s %10s\n' "${LABEL[$v]}" "$(fmt "${R[$v.base]:--}")" "$(fmt "${R[$v.held]:--}")" "$(fmt "${R[$v.per]:--}")"
+  printf '  %-16s %12s %12s %10s\n' "${LABEL[$v]}" "$(fmt2 "${R[$v.base]:--}")" "$(fmt2 "${R[$v.held]:--}")" "$(fmt2 "${R[$v.per]:--}")"
   for k in base held per; do rec figure idle "$v.$k" "${R[$v.$k]:--}"; done
 done
 rec machine loadavg-end "$(cut -d' ' -f1-3 /proc/loadavg)"

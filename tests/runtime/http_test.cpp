@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
 
@@ -33,34 +34,6 @@ using namespace wotest;
 namespace {
 
 const WoSite kSite{"http_test", 1};
-
-struct OneShard {
-  OneShard() { setenv("WO_SHARDS", "1", 1); }
-  ~OneShard() {
-    wo_sched_shutdown();
-    unsetenv("WO_SHARDS");
-  }
-};
-
-int port_of(int64_t fd) {
-  sockaddr_in a{};
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  return ntohs(a.sin_port);
-}
-
-int connect_to(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // What the client does after its parts: keep the connection open until the
 // server closes it, half-close (EOF), or abort it (RST, SO_LINGER 0).

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
 
@@ -22,21 +23,6 @@ using namespace wotest;
 namespace {
 
 const WoSite kSite{"net_test", 1};
-
-struct OneShard {
-  OneShard() { setenv("WO_SHARDS", "1", 1); }
-  ~OneShard() {
-    wo_sched_shutdown();
-    unsetenv("WO_SHARDS");
-  }
-};
-
-int port_of(int64_t fd) {
-  sockaddr_in a{};
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  return ntohs(a.sin_port);
-}
 
 // A blocking client: connects, sends `out`, then reads until EOF.
 std::string client(int port, const std::string& out, bool read_reply = true) {

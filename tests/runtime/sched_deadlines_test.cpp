@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../runtime/src/sched/sched.h"
+#include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
 
@@ -61,15 +62,11 @@ const WoSite kSite{"sched_deadlines_test", 1};
 }
 
 TEST_CASE("park deadlines: reads that end before their deadline leave none queued") {
-  setenv("WO_SHARDS", "1", 1);
+  OneShard env;
   OText host(text("127.0.0.1"));
   int64_t l = wo_net_listen(host, 0, &kSite);
-  sockaddr_in a{};
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(static_cast<int>(l), reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  int cfd = ::socket(AF_INET, SOCK_STREAM, 0);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(cfd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  int cfd = connect_to(port_of(l));
+  REQUIRE(cfd >= 0);
   int64_t conn = wo_net_accept_dl(l, 5000, &kSite);
   REQUIRE(conn >= 0);
   // The client answers each read only after the server parks on it: every
@@ -94,6 +91,4 @@ TEST_CASE("park deadlines: reads that end before their deadline leave none queue
   ::close(cfd);
   wo_net_close(conn, &kSite);
   wo_net_close(l, &kSite);
-  wo_sched_shutdown();
-  unsetenv("WO_SHARDS");
 }

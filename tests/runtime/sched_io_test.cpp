@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
 
@@ -19,23 +20,13 @@ namespace {
 
 const WoSite kSite{"sched_io_test", 1};
 
-int connect_to(int64_t listener) {
-  sockaddr_in a{};
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(static_cast<int>(listener), reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  return fd;
-}
-
 }  // namespace
 
 TEST_CASE("wait_fd: a timed-out wait leaves nothing armed; a reused fd number is watched afresh") {
-  setenv("WO_SHARDS", "1", 1);
+  OneShard env;
   OText host(text("127.0.0.1"));
   int64_t l = wo_net_listen(host, 0, &kSite);
-  int c1 = connect_to(l);
+  int c1 = connect_to(port_of(l));
   int64_t s1 = wo_net_accept_dl(l, 5000, &kSite);
   REQUIRE(s1 >= 0);
   CHECK(wo_net_read_dl(s1, 8, 20, &kSite) == nullptr);  // times out: its registration is dropped
@@ -55,7 +46,7 @@ TEST_CASE("wait_fd: a timed-out wait leaves nothing armed; a reused fd number is
   wo_net_close(s1, &kSite);
   ::close(c1);
   // The next accepted socket usually gets the same number back.
-  int c2 = connect_to(l);
+  int c2 = connect_to(port_of(l));
   int64_t s2 = wo_net_accept_dl(l, 5000, &kSite);
   REQUIRE(s2 >= 0);
   REQUIRE(::write(c2, "again", 5) == 5);
@@ -65,6 +56,4 @@ TEST_CASE("wait_fd: a timed-out wait leaves nothing armed; a reused fd number is
   wo_net_close(s2, &kSite);
   ::close(c2);
   wo_net_close(l, &kSite);
-  wo_sched_shutdown();
-  unsetenv("WO_SHARDS");
 }

@@ -1,0 +1,17 @@
+# Number formatting for the benchmark tables (sourced by bench/*/run.sh).
+
+# fmt VALUE [DECIMALS] -> 1,234,567 style; values under 100 that are not
+# whole keep DECIMALS places (default 1); anything not a number is printed
+# as it is ("-", "FAIL").
+fmt() { awk -v v="$1" -v d="${2:-1}" 'BEGIN {
+  if (v !~ /^[0-9.]+$/) { print v; exit }
+  s = sprintf("%.0f", v); if (v < 100 && v != int(v)) s = sprintf("%." d "f", v)
+  split(s, p, "."); n = p[1]; o = ""
+  while (length(n) > 3) { o = "," substr(n, length(n) - 2) o; n = substr(n, 1, length(n) - 3) }
+  print n o (p[2] != "" ? "." p[2] : "") }'; }
+
+# ratio A B HIGHER_IS_BETTER -> how many times better A is than B ("-" when
+# either is missing or zero): A/B when higher is better (1), else B/A (0).
+ratio() { awk -v a="$1" -v b="$2" -v h="$3" 'BEGIN {
+  if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0 || b + 0 == 0) { print "-"; exit }
+  printf "%.2fx", (h ? a / b : b / a) }'; }
