@@ -43,7 +43,6 @@ constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on
 constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
 constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox this long before sleeping
 constexpr int64_t kStopGraceMs = 2000;          // the stop drain's bound (decision 0027)
-constexpr int kPollEvery = 32;                  // a busy shard polls its fds at least this often (turns)
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -337,13 +336,7 @@ bool take_next(Shard* s, Runnable* out) {
   if (s->id == 0 && g_rt->draining.load(std::memory_order_relaxed) && drain_over()) begin_shutdown();
   if (g_rt->shutdown.load(std::memory_order_acquire)) return false;
   drain_inbox(s);
-  // Ready fds: polled when the run queue is empty (the next runnable may be
-  // one of them) and every kPollEvery-th turn of a busy shard (fairness),
-  // not at every switch: one epoll_wait then serves a batch of connections.
-  if (s->io_waiting && (s->runq.empty() || ++s->turns_since_poll >= kPollEvery)) {
-    s->turns_since_poll = 0;
-    poll_io(s, 0);
-  }
+  if (s->io_waiting) poll_io(s, 0);  // busy shards still notice ready fds
   fire_timers(s);
   act_on_stop(s);
   while (!s->runq.empty()) {
