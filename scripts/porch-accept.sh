@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The porch gate legs (framework.md §9.5-§9.8; ctest `porch`, label web-app):
 # builds the small programs under tests/porch with `woc build` and drives
-# them with curl: the key pool (leg 47), the limiter (legs 48-56) and the
-# idempotency layer (legs 57-79) where they exist.
+# them with curl: the key pool (leg 47), the limiter (legs 48-56), the
+# idempotency layer (legs 57-72) and its saturation (legs 73-79). Parallel
+# legs use backgrounded curl processes. tests/porch/mutants.sh runs this
+# script against broken variants (each must fail a leg).
 #
 #   scripts/porch-accept.sh [WOC]
 #
@@ -167,6 +169,111 @@ if msg=$(build limiter-server); then
   fi
 else
   bad limiter-compiles "$msg"
+fi
+
+# ------------------------------------------------------------- 9.7 idempotency
+# post PATH KEY BODY OUTFILE [HEADERFILE]: one keyed POST; prints the status
+post() {
+  curl -s --max-time 10 -o "$4" -D "${5:-/dev/null}" -w '%{http_code}' -X POST -H "idempotency-key: $2" \
+    -H 'content-type: text/plain' --data-binary "$3" "$ibase$1" 2>/dev/null
+}
+# count PATH: N from {"count":N}
+count() { curl -s --max-time 5 "$ibase$1" 2>/dev/null | sed -n 's/^{"count":\([0-9]*\)}$/\1/p'; }
+ms() { date +%s%3N; }
+if msg=$(build idem-server); then
+  ok idem-compiles
+  iport=$($FREEPORT)
+  ibase=http://127.0.0.1:$iport
+  if start "$tmp/idem-server" "$tmp/idem.log" "$tmp/idem-data" "$iport"; then
+    a=$(post /create leg8-key hello "$tmp/r1"); b=$(post /create leg8-key hello "$tmp/r2")
+    check idem-replay-200-200 "$([[ $a == 200 && $b == 200 ]]; echo $?)" "want 200, 200, got $a, $b"
+    check idem-replay-byte-identical "$(cmp -s "$tmp/r1" "$tmp/r2"; echo $?)" "bodies differ: '$(head -c 80 "$tmp/r1")' vs '$(head -c 80 "$tmp/r2")'"
+    n=$(count /execs)
+    check idem-handler-ran-once "$([[ $n == 1 ]]; echo $?)" "want ExecMark count 1, got '$n'"
+
+    a=$(post /create leg9-key bodyA "$tmp/r3"); b=$(post /create leg9-key bodyB "$tmp/r4")
+    check idem-digest-mismatch-422 "$([[ $a == 200 && $b == 422 ]]; echo $?)" "want 200 then 422, got $a, $b"
+    check idem-422-is-refusal "$(grep -q 'idempotency key reused with a different request' "$tmp/r4" && ! grep -q bodyA "$tmp/r4"; echo $?)" \
+      "the 422 body is '$(head -c 120 "$tmp/r4")'"
+    n=$(count /execs)
+    check idem-mismatch-not-run "$([[ $n == 2 ]]; echo $?)" "want ExecMark count 2, got '$n'"
+
+    # two truly parallel duplicates (backgrounded curl processes)
+    t0=$(ms)
+    post /create leg10-key same "$tmp/c1" >"$tmp/c1.code" &
+    p1=$!
+    post /create leg10-key same "$tmp/c2" >"$tmp/c2.code" &
+    p2=$!
+    wait $p1 $p2
+    t1=$(ms)
+    check idem-concurrent-both-200 "$([[ $(cat "$tmp/c1.code") == 200 && $(cat "$tmp/c2.code") == 200 ]]; echo $?)" \
+      "want 200 and 200, got $(cat "$tmp/c1.code") and $(cat "$tmp/c2.code")"
+    check idem-concurrent-same-body "$(cmp -s "$tmp/c1" "$tmp/c2"; echo $?)" "'$(head -c 80 "$tmp/c1")' vs '$(head -c 80 "$tmp/c2")'"
+    check idem-concurrent-overlapped "$([[ $((t1 - t0)) -lt 900 ]]; echo $?)" "the two took $((t1 - t0)) ms (serial would be 1000+)"
+    n=$(count /execs)
+    check idem-concurrent-once "$([[ $n == 3 ]]; echo $?)" "want ExecMark count 3, got '$n'"
+
+    a=$(post /flaky leg11-key x "$tmp/f1"); b=$(post /flaky leg11-key x "$tmp/f2")
+    check idem-5xx-not-replayed "$([[ $a == 500 && $b == 200 ]]; echo $?)" "want 500 then 200, got $a, $b"
+
+    post /flaky2 leg12-key y "$tmp/g1" >"$tmp/g1.code" &
+    p1=$!
+    post /flaky2 leg12-key y "$tmp/g2" >"$tmp/g2.code" &
+    p2=$!
+    wait $p1 $p2
+    pair=$(sort <(cat "$tmp/g1.code"; echo) <(cat "$tmp/g2.code"; echo) | tr -d '\n')
+    check idem-concurrent-5xx-one-each "$([[ $pair == 200500 ]]; echo $?)" "want one 500 and one 200, got $(cat "$tmp/g1.code") and $(cat "$tmp/g2.code")"
+    n=$(count /flaky2count)
+    check idem-concurrent-5xx-both-ran "$([[ $n == 2 ]]; echo $?)" "want FlakyMark2 count 2, got '$n'"
+
+    base_rows=$(count /idemkeycount)
+    for i in 1 2 3; do post /alwaysfail leg13-key z "$tmp/z" >/dev/null; done
+    n=$(count /idemkeycount)
+    check idem-no-row-accumulation "$([[ -n $base_rows && $n == "$base_rows" ]]; echo $?)" "IdempotencyKey rows $base_rows before, $n after three failing attempts"
+    stop 3000
+    check idem-sigterm-stops $? "still running 3 s after SIGTERM (killed)"
+  else
+    bad idem-replay-200-200 "the server did not start: $(head -3 "$tmp/idem.log" | tr '\n' ' ')"
+  fi
+
+  # ----------------------------------------------------------- 9.8 saturation
+  # the same server program: one actor, WO_MAILBOX=2, POST /slow (3 s)
+  sport=$($FREEPORT)
+  ibase=http://127.0.0.1:$sport
+  if SERVER_ENV=WO_MAILBOX=2 start "$tmp/idem-server" "$tmp/sat.log" "$tmp/sat-data" "$sport" 1; then
+    spids=()
+    for i in $(seq 1 15); do
+      post /slow "sat-$i" s "$tmp/s$i" "$tmp/s$i.h" >"$tmp/s$i.code" &
+      spids+=($!)
+    done
+    wait "${spids[@]}"
+    n200=0 n503=0 other=
+    for i in $(seq 1 15); do
+      case $(cat "$tmp/s$i.code") in
+        200) n200=$((n200 + 1)) ;;
+        503) n503=$((n503 + 1)); last503=$i ;;
+        *) other="$other $(cat "$tmp/s$i.code")" ;;
+      esac
+    done
+    check sat-only-200-or-503 "$([[ -z $other ]]; echo $?)" "other answers:$other"
+    check sat-exactly-cap-plus-1 "$([[ $n200 == 3 && $n503 == 12 ]]; echo $?)" "want 3 x 200 and 12 x 503, got $n200 and $n503"
+    n=$(count /satcount)
+    check sat-every-success-counted "$([[ $n == "$n200" ]]; echo $?)" "SatMark count '$n', 200s $n200"
+    if [[ -n ${last503:-} ]]; then
+      ra=$(tr -d '\r' <"$tmp/s$last503.h" | sed -n 's/^[Rr]etry-[Aa]fter: *//p')
+      check sat-503-retry-after "$([[ $ra =~ ^[0-9]+$ ]]; echo $?)" "the 503 has retry-after '$ra'"
+      check sat-503-body "$(grep -q 'idempotency store saturated' "$tmp/s$last503"; echo $?)" "the 503 body is '$(head -c 100 "$tmp/s$last503")'"
+    else
+      bad sat-503-retry-after "no 503 to look at"
+      bad sat-503-body "no 503 to look at"
+    fi
+    stop 3000 || true
+    ok sat-teardown
+  else
+    bad sat-exactly-cap-plus-1 "the server did not start: $(head -3 "$tmp/sat.log" | tr '\n' ' ')"
+  fi
+else
+  bad idem-compiles "$msg"
 fi
 
 finish

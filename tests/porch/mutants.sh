@@ -56,3 +56,12 @@ fn racy_verdict(reply: Int, limit: Int) -> Verdict {
 }
 fn unused_tail(limit: Int) -> Verdict {
   let reply = 1000000001'
+I=stdlib/framework/middleware/idempotent.wo
+variant never-stored $I '  if m.limit < 200 or m.limit > 399 {' '  if true {'
+variant digest-ignored $I '      if row.digest != m.digest { return BEGIN_MISMATCH }' ''
+variant busy-runs-too $I '    return BEGIN_BUSY' '    return BEGIN_CLAIMED'
+variant stores-5xx $I '  if m.limit < 200 or m.limit > 399 {' '  if m.limit < 200 {'
+variant no-run-cap $I '  if a.running >= a.cap { return BEGIN_SATURATED }' ''
+variant slow-poll $I 'const WAIT_POLL_MS = 5' 'const WAIT_POLL_MS = 1000'
+# caught by corpus run/fw-idempotent (set-cookie on the owner's answer), not by a gate leg
+variant owner-own-bytes $I '    return rebuild(stored)' '    return r'
