@@ -134,6 +134,45 @@ bool has_module(const ast::Program& program, const std::string& path) {
   return false;
 }
 
+bool declares_table(const ast::Module& m) {
+  for (const auto& f : m.files)
+    for (const auto& c : f->classes)
+      for (const auto& a : c->annotations)
+        if (a.name == "table") return true;
+  return false;
+}
+
+// Whether some module names `path` in a `use`: the program's own modules by
+// its full path (framework/middleware), the framework's by the path inside
+// it (middleware).
+bool module_used(const ast::Program& program, size_t first, const std::string& path) {
+  for (size_t i = 0; i < program.modules.size(); ++i)
+    for (const auto& f : program.modules[i]->files)
+      for (const auto& u : f->uses) {
+        std::string p;
+        for (size_t j = 0; j < u.path.size(); ++j) p += (j ? "/" : "") + u.path[j];
+        if (i < first ? p == path : kStdlibFramework + "/" + p == path) return true;
+      }
+  return false;
+}
+
+// A standard-library framework module that declares @tables (the porch
+// middleware's stores) joins the program only when something uses it:
+// otherwise every `use framework` program would own durable tables and
+// refuse to start without WO_DATA. docs/decisions/0030.
+void drop_unused_table_modules(ast::Program& program, size_t first) {
+  std::vector<std::string> unused;
+  for (size_t i = first; i < program.modules.size(); ++i)
+    if (program.modules[i]->path != kStdlibFramework && declares_table(*program.modules[i]) &&
+        !module_used(program, first, program.modules[i]->path))
+      unused.push_back(program.modules[i]->path);
+  auto gone = [&](const ast::Ptr<ast::Module>& m) {
+    return std::find(unused.begin(), unused.end(), m->path) != unused.end();
+  };
+  program.modules.erase(std::remove_if(program.modules.begin() + first, program.modules.end(), gone),
+                        program.modules.end());
+}
+
 // Whether `use framework…` in a module of `owner` ("" = the program) means
 // the standard library's framework: neither the program (or that dep) has a
 // `framework` folder of its own, nor is there a dependency named framework.
@@ -174,7 +213,10 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
   if (!collect(root, kStdlibFramework, {}, modules, res.io_error)) return false;
   deps.push_back(ResolvedDep{kStdlibFramework, root.string()});
   loaded = true;
-  return parse_modules(modules, res, sm, diags, opts);
+  size_t first = res.program.modules.size();
+  if (!parse_modules(modules, res, sm, diags, opts)) return false;
+  drop_unused_table_modules(res.program, first);
+  return true;
 }
 
 }  // namespace
