@@ -26,15 +26,8 @@ const WoSite kSite{"net_test", 1};
 
 // A blocking client: connects, sends `out`, then reads until EOF.
 std::string client(int port, const std::string& out, bool read_reply = true) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "connect failed";
-  }
+  int fd = connect_to(port);
+  if (fd < 0) return "connect failed";
   std::string got;
   if (!out.empty() && ::write(fd, out.data(), out.size()) != static_cast<ssize_t>(out.size())) got = "short write: ";
   char buf[256];
