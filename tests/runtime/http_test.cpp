@@ -540,3 +540,56 @@ TEST_CASE("http: two fibers of one shard parked mid-request keep their own buffe
   wo_net_close(sb, &kSite);
   wo_net_close(l, &kSite);
 }
+
+TEST_CASE("http: Expect: 100-continue gets an interim 100 before the body is read, only when the body is still due") {
+  OneShard env;
+  OText host(text("127.0.0.1"));
+  int64_t l = wo_net_listen(host, 0, &kSite);
+  int port = port_of(l);
+  // A client that, like curl, holds the body back until the 100 arrives
+  // (bounded by a 5 s receive timeout, after which it sends anyway).
+  std::string before_body, after_body;
+  std::thread c([&] {
+    int fd = connect_to(port);
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string head = "POST /up HTTP/1.1\r\nExpect:  100-Continue \r\nContent-Length: 5\r\n\r\n";
+    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(head.size())) return;
+    char buf[256];
+    while (before_body.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;  // the timeout: no interim response came
+      before_body.append(buf, static_cast<size_t>(n));
+    }
+    if (::send(fd, "hello", 5, MSG_NOSIGNAL) != 5) return;
+    ssize_t n;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) after_body.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+  });
+  int64_t fd = wo_net_accept(l, &kSite);
+  OText none(text(""));
+  Owned<WoRawRequest> r(wo_net_read_request(fd, none, 5000, 5000, &kSite));
+  Req q = copy(r.get());
+  wo_net_close(fd, &kSite);
+  c.join();
+  CHECK(q.status == 0);
+  CHECK(q.body == "hello");
+  CHECK(before_body == "HTTP/1.1 100 Continue\r\n\r\n");
+  CHECK(after_body.empty());
+
+  wo_net_close(l, &kSite);
+}
+
+TEST_CASE("http: Expect: 100-continue with the body already sent: no interim response") {
+  Client eager{{"POST /up HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok"}};
+  {
+    Conn conn(eager);
+    Req e = conn.read();
+    CHECK(e.status == 0);
+    CHECK(e.body == "ok");
+    OMap no_headers(wo_map_new(WO_ELEM_TEXT, WO_ELEM_TEXT));
+    OText done(text("done"));
+    CHECK(wo_net_write_response(conn.fd, 200, no_headers, done, false, false, 5000, &kSite));
+  }
+  CHECK(eager.reply.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+}

@@ -137,6 +137,15 @@ extern "C" WoRawRequest* wo_net_read_request(int64_t cfd, WoText* carry, int64_t
   size_t have = buf.size() - head_end;
   size_t from_buf = have < want ? have : want;
   WoText* body = empty_text();
+  if (want > from_buf && parser.expects_continue(buf.data())) {
+    // The client waits for this before sending the body (curl: up to 1 s).
+    // The head was accepted (limits checked), so tell it to go on.
+    static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    iovec iov{const_cast<char*>(kContinue), sizeof kContinue - 1};
+    int err = 0;
+    if (wo::net::send_all(fd, &iov, 1, in.deadline, true, &err, site) != wo::net::Io::Done)
+      return ended(Stop::Clean, "");  // the peer is gone or stalled: nobody to answer
+  }
   if (want > 0) {
     body = wo::text_alloc(static_cast<int64_t>(want));
     wo::OwnedGuard guard(body);

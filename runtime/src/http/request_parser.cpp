@@ -118,6 +118,17 @@ struct Callbacks {
   }
 };
 
+bool RequestParser::expects_continue(const char* buf) const {
+  for (const Field& f : *fields_) {
+    if (!name_is(buf, f.name, "expect")) continue;
+    Span v = f.value;  // trim the optional whitespace around the value
+    while (v.len > 0 && (buf[v.off] == ' ' || buf[v.off] == '\t')) ++v.off, --v.len;
+    while (v.len > 0 && (buf[v.off + v.len - 1] == ' ' || buf[v.off + v.len - 1] == '\t')) --v.len;
+    if (name_is(buf, v, "100-continue")) return true;
+  }
+  return false;
+}
+
 RequestParser::RequestParser(std::vector<Field>* fields) : fields_(fields) {
   fields_->clear();
   llhttp_init(&p_, HTTP_REQUEST, Callbacks::settings());

@@ -61,6 +61,8 @@ class RequestParser {
   size_t head_end() const { return head_end_; }
   uint64_t content_length() const { return content_length_; }
   bool keep_alive() const { return keep_alive_; }
+  // The head (in `buf`, the buffer of the last feed) has `Expect: 100-continue`.
+  bool expects_continue(const char* buf) const;
   int status() const { return status_; }
   const char* error() const { return error_; }
 
