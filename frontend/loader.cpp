@@ -14,6 +14,7 @@
 #include "frontend/manifest.h"
 #include "frontend/parser.h"
 #include "frontend/stdlib_dir.h"
+#include "common/namespaces.h"
 
 namespace wo {
 namespace fs = std::filesystem;
@@ -88,13 +89,6 @@ bool collect(const fs::path& root, const std::string& prefix, const std::vector<
     modules[mod].push_back((root / e.path().lexically_relative(root)).string());
   }
   return true;
-}
-
-bool stdlib_name(const std::string& n) {
-  static const char* names[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
-  for (auto* x : names)
-    if (n == x) return true;
-  return false;
 }
 
 
@@ -261,7 +255,7 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     bool own_framework = !stdlib_loaded || !means_stdlib_framework(res.program, owner, project.deps);
     for (auto& f : m->files) {
       for (auto& u : f->uses) {
-        if (u.path.empty() || (u.path.size() == 1 && stdlib_name(u.path[0]))) continue;
+        if (u.path.empty() || (u.path.size() == 1 && is_stdlib_namespace(u.path[0]))) continue;
         if (!owner.empty() && (own_framework || u.path[0] != kStdlibFramework)) {
           u.path.insert(u.path.begin(), owner);
           continue;
