@@ -177,6 +177,56 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
   return parse_modules(modules, res, sm, diags, opts);
 }
 
+bool declares_table(const ast::Module& m) {
+  for (const auto& f : m.files)
+    for (const auto& c : f->classes)
+      for (const ast::Annotation& a : c->annotations)
+        if (a.name == "table") return true;
+  return false;
+}
+
+bool in_framework(const std::string& module) {
+  return module == kStdlibFramework || module.rfind(kStdlibFramework + "/", 0) == 0;
+}
+
+std::string joined(const std::vector<std::string>& path) {
+  std::string p;
+  for (size_t i = 0; i < path.size(); ++i) p += (i ? "/" : "") + path[i];
+  return p;
+}
+
+// The standard library's framework modules that declare tables (the wf_
+// tables of framework/store) are kept only when a `use` reaches them,
+// directly or through other modules: a table is created in every program
+// that compiles its class, so without this every program using the
+// framework would need WO_DATA for tables it never touches. Runs after the
+// use paths are rewritten to full module paths. docs/decisions/0028.
+void drop_unreached_table_modules(ast::Program& program) {
+  std::map<std::string, const ast::Module*> by_path;
+  for (const auto& m : program.modules) by_path[m->path] = m.get();
+  std::vector<std::string> todo;
+  std::map<std::string, bool> reached;
+  for (const auto& m : program.modules)
+    if (!in_framework(m->path)) todo.push_back(m->path);
+  while (!todo.empty()) {
+    std::string cur = todo.back();
+    todo.pop_back();
+    if (reached[cur]) continue;
+    reached[cur] = true;
+    auto it = by_path.find(cur);
+    if (it == by_path.end()) continue;
+    for (const auto& f : it->second->files)
+      for (const ast::UseDecl& u : f->uses)
+        if (!reached[joined(u.path)]) todo.push_back(joined(u.path));
+  }
+  auto& ms = program.modules;
+  ms.erase(std::remove_if(ms.begin(), ms.end(),
+                          [&](const ast::Ptr<ast::Module>& m) {
+                            return !reached[m->path] && in_framework(m->path) && declares_table(*m);
+                          }),
+           ms.end());
+}
+
 }  // namespace
 
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts,
@@ -239,6 +289,7 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
       }
     }
   }
+  if (stdlib_loaded) drop_unreached_table_modules(res.program);
   return res;
 }
 
