@@ -134,6 +134,45 @@ bool has_module(const ast::Program& program, const std::string& path) {
   return false;
 }
 
+bool declares_table(const ast::Module& m) {
+  for (const auto& f : m.files)
+    for (const auto& c : f->classes)
+      for (const auto& a : c->annotations)
+        if (a.name == "table") return true;
+  return false;
+}
+
+// Whether some module names `path` in a `use`: the program's own modules by
+// its full path (framework/middleware), the framework's by the path inside
+// it (middleware).
+bool module_used(const ast::Program& program, size_t first, const std::string& path) {
+  for (size_t i = 0; i < program.modules.size(); ++i)
+    for (const auto& f : program.modules[i]->files)
+      for (const auto& u : f->uses) {
+        std::string p;
+        for (size_t j = 0; j < u.path.size(); ++j) p += (j ? "/" : "") + u.path[j];
+        if (i < first ? p == path : kStdlibFramework + "/" + p == path) return true;
+      }
+  return false;
+}
+
+// A standard-library framework module that declares @tables (the porch
+// middleware's stores) joins the program only when something uses it:
+// otherwise every `use framework` program would own durable tables and
+// refuse to start without WO_DATA. docs/decisions/0030.
+void drop_unused_table_modules(ast::Program& program, size_t first) {
+  std::vector<std::string> unused;
+  for (size_t i = first; i < program.modules.size(); ++i)
+    if (program.modules[i]->path != kStdlibFramework && declares_table(*program.modules[i]) &&
+        !module_used(program, first, program.modules[i]->path))
+      unused.push_back(program.modules[i]->path);
+  auto gone = [&](const ast::Ptr<ast::Module>& m) {
+    return std::find(unused.begin(), unused.end(), m->path) != unused.end();
+  };
+  program.modules.erase(std::remove_if(program.modules.begin() + first, program.modules.end(), gone),
+                        program.modules.end());
+}
+
 // Whether `use framework…` in a module of `owner` ("" = the program) means
 // the standard library's framework: neither the program (or that dep) has a
 // `framework` folder of its own, nor is there a dependency named framework.
@@ -174,57 +213,10 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
   if (!collect(root, kStdlibFramework, {}, modules, res.io_error)) return false;
   deps.push_back(ResolvedDep{kStdlibFramework, root.string()});
   loaded = true;
-  return parse_modules(modules, res, sm, diags, opts);
-}
-
-bool declares_table(const ast::Module& m) {
-  for (const auto& f : m.files)
-    for (const auto& c : f->classes)
-      for (const ast::Annotation& a : c->annotations)
-        if (a.name == "table") return true;
-  return false;
-}
-
-bool in_framework(const std::string& module) {
-  return module == kStdlibFramework || module.rfind(kStdlibFramework + "/", 0) == 0;
-}
-
-std::string joined(const std::vector<std::string>& path) {
-  std::string p;
-  for (size_t i = 0; i < path.size(); ++i) p += (i ? "/" : "") + path[i];
-  return p;
-}
-
-// The standard library's framework modules that declare tables (the wf_
-// tables of framework/store) are kept only when a `use` reaches them,
-// directly or through other modules: a table is created in every program
-// that compiles its class, so without this every program using the
-// framework would need WO_DATA for tables it never touches. Runs after the
-// use paths are rewritten to full module paths. docs/decisions/0028.
-void drop_unreached_table_modules(ast::Program& program) {
-  std::map<std::string, const ast::Module*> by_path;
-  for (const auto& m : program.modules) by_path[m->path] = m.get();
-  std::vector<std::string> todo;
-  std::map<std::string, bool> reached;
-  for (const auto& m : program.modules)
-    if (!in_framework(m->path)) todo.push_back(m->path);
-  while (!todo.empty()) {
-    std::string cur = todo.back();
-    todo.pop_back();
-    if (reached[cur]) continue;
-    reached[cur] = true;
-    auto it = by_path.find(cur);
-    if (it == by_path.end()) continue;
-    for (const auto& f : it->second->files)
-      for (const ast::UseDecl& u : f->uses)
-        if (!reached[joined(u.path)]) todo.push_back(joined(u.path));
-  }
-  auto& ms = program.modules;
-  ms.erase(std::remove_if(ms.begin(), ms.end(),
-                          [&](const ast::Ptr<ast::Module>& m) {
-                            return !reached[m->path] && in_framework(m->path) && declares_table(*m);
-                          }),
-           ms.end());
+  size_t first = res.program.modules.size();
+  if (!parse_modules(modules, res, sm, diags, opts)) return false;
+  drop_unused_table_modules(res.program, first);
+  return true;
 }
 
 }  // namespace
@@ -289,7 +281,6 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
       }
     }
   }
-  if (stdlib_loaded) drop_unreached_table_modules(res.program);
   return res;
 }
 

@@ -576,6 +576,17 @@ TEST_CASE("WO-W204: annotations and lines accepted without meaning are not silen
   CHECK(codes("class A {\n  n: Int\n  policy allow all\n}\n") == V{"WO-W204"});
 }
 
+// A library exports its tables (docs/decisions/0030): `pub` goes between
+// the annotations and `class`; before them it is still an error.
+TEST_CASE("@table(...) pub class is an exported table class") {
+  auto p = parse("@table(name: \"t\")\npub class T {\n  n: Int\n}\n");
+  REQUIRE(p->codes() == V{});
+  REQUIRE(p->file->classes.size() == 1);
+  CHECK(p->file->classes[0]->is_pub);
+  CHECK(p->file->classes[0]->annotations.size() == 1);
+  CHECK(codes("pub @table(name: \"t\")\nclass T {\n  n: Int\n}\n") == V{"WO-E101"});
+}
+
 TEST_CASE("WO-E105: `cast` at the head of an expression, with its message and place") {
   const std::string msg = "`cast` is rejected: .wo has no casts; convert explicitly (int_to_text, ...) or decode JSON with `as`";
   for (const char* src : {"fn f() {\n  let m = cast n\n}\n", "fn f() {\n  let m = cast(n)\n}\n",
