@@ -5,7 +5,10 @@
 # and raw sockets (scripts/web-app-accept.py): the storefront matrix, the
 # slice-2 legs, and the serving slice (parallel slow requests, idle and
 # slow-loris deadlines, smuggling refusals, a 1k soak with fd and RSS checks,
-# pipelining, SIGTERM with a request in flight answered, restart persistence).
+# pipelining, SIGTERM with a request in flight answered, restart persistence),
+# then the iteration-18 block (framework.md §6.6; decision 0029): an order's
+# job survives kill -9 and is drained by the restarted server's next
+# connection, a flag flipped over HTTP survives kill -9.
 #
 #   scripts/web-app-accept.sh [WOC]
 #
@@ -312,4 +315,61 @@ if start_server "$port2" "$tmp/web-app-2.log"; then
 else
   bad restart-persistence "the second server did not start: $(head -3 "$tmp/web-app-2.log" | tr '\n' ' ')"
 fi
+
+# ============================================================= iteration 18
+# Jobs and flags (framework.md §6.6, issue 10; docs/decisions/0028, 0029),
+# each server killed with SIGKILL: an order's `confirm` job commits with the
+# order, is not run on the connection that enqueued it, survives a kill -9
+# and is drained when the restarted server accepts its next connection; a
+# flag set over HTTP gates a header on GET /products and survives a kill -9.
+# restart_server NAME: a fresh server on a new port and log (same WO_DATA)
+restart_server() {
+  local p
+  p=$($PROBE freeport)
+  rlog=$tmp/web-app-$1.log
+  if start_server "$p" "$rlog"; then
+    base=http://127.0.0.1:$p
+    silent=0
+    return 0
+  fi
+  bad "$1-starts" "no 'listening': $(head -3 "$rlog" | tr '\n' ' ')"
+  return 1
+}
+kill9_server() {
+  kill -KILL "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+}
+confirm_line='order confirmed: 7 x mug'
+if restart_server jobs-a; then
+  req_raw GET /jobs; want jobs-needs-auth 401
+  req POST /orders "${JSON[@]}" --data '{"product":"mug","qty":7}'; want jobs-order-201 201 '{"ok":true}'
+  kill9_server
+  check jobs-not-on-enqueuing-conn "$(! grep -qF "$confirm_line" "$rlog"; echo $?)" \
+    "the job ran before the server was killed (drained on the enqueuing connection): $(grep -F "$confirm_line" "$rlog")"
+fi
+if restart_server jobs-b; then
+  req GET /jobs; want jobs-pending-zero 200 '{"pending":0}'
+  n=$(grep -cF "$confirm_line" "$rlog")
+  check jobs-drained-after-kill "$([[ $n == 1 ]]; echo $?)" \
+    "want one '$confirm_line' in the restarted server's log before GET /jobs answered, found $n (log: $(head -c 200 "$rlog" | tr '\n' ' '))"
+  req GET /products
+  check flag-off-no-header "$([[ $code == 200 ]] && ! grep -qi '^x-store-banner:' <<<"$hdrs"; echo $?)" \
+    "want 200 without x-store-banner, got $code, $(grep -i '^x-store-banner' <<<"$hdrs")"
+  req POST /flags/banner "${JSON[@]}" --data '{"on":true}'; want flag-set-200 200 '{"name":"banner","on":true}'
+  req GET /products
+  check flag-header-on "$([[ $code == 200 ]] && grep -qi '^x-store-banner: on$' <<<"$hdrs"; echo $?)" \
+    "want 200 with x-store-banner: on, got $code, headers: $(tr '\n' ' ' <<<"$hdrs" | head -c 200)"
+  kill9_server
+fi
+if restart_server flags-c; then
+  req GET /products
+  check flag-survives-restart "$([[ $code == 200 ]] && grep -qi '^x-store-banner: on$' <<<"$hdrs"; echo $?)" \
+    "want x-store-banner: on after kill -9 and restart, got $code, headers: $(tr '\n' ' ' <<<"$hdrs" | head -c 200)"
+  req POST /flags/banner "${JSON[@]}" --data '{"on":false}'; want flag-unset-200 200 '"on":false'
+  req GET /products
+  check flag-off-again "$([[ $code == 200 ]] && ! grep -qi '^x-store-banner:' <<<"$hdrs"; echo $?)" \
+    "want no x-store-banner once the flag is off, got $code"
+  stop_server 3000
+fi
+# ========================================================= end iteration 18
 finish
