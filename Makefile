@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http clean
+.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware clean
 
 all: build
 
@@ -62,6 +62,7 @@ bench: build
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
 
 # The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
 bench-actors: build
@@ -71,6 +72,11 @@ bench-actors: build
 # Crystal HTTP::Server, plus RSS with 1,000 idle connections (BENCH_QUICK=1: ~1 min).
 bench-http: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
+
+# The web-app's product list bare, behind porch's Limiter and behind
+# Idempotent, against the disk's raw fdatasync rate (bench/middleware).
+bench-middleware: build
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

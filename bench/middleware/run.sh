@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The middleware benchmark (issue 10; `make bench-middleware`, also run by
+# `make bench`): wrk (keep-alive, 64 connections, 2 threads) against the
+# web-app's product list served by woc three ways (wo/main.wo): bare, behind
+# porch's Limiter, and as a POST behind Idempotent with a fresh key per
+# request (idem.lua); WO_SHARDS=2, a key pool of 4 actors. Prints requests/s
+# and p99 for each, the cost of each middleware against the bare route, and
+# the idempotent POSTs/s against the disk's raw fdatasync rate
+# (fsync_rate.py, one writer) measured in the same run, on the same disk.
+#
+#   WOC=PATH                 the woc to use (default build/bin/woc)
+#   BENCH_QUICK=1            3 s per run instead of 10
+#   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
+# Exit status: 0 when every run served only 2xx answers, 1 otherwise.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/bench/middleware
+WOC=${WOC:-$ROOT/build/bin/woc}
+SECS=10
+[[ ${BENCH_QUICK:-0} == 1 ]] && SECS=3
+OUT=${BENCH_OUT:-$ROOT/build/bench}
+source "$ROOT/bench/lib/format.sh"  # fmt, ratio
+command -v wrk >/dev/null || bash "$ROOT/scripts/setup-deps.sh" wrk
+mkdir -p "$OUT"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/wo-bench-mw.XXXXXX")
+server=
+cleanup() {
+  [[ -n $server ]] && kill -KILL "$server" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+failed=0
+
+"$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware: woc build failed"; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+declare -A RPS P99
+# run MODE METHOD-SCRIPT...: a fresh server and store per mode
+run() {
+  local mode=$1 port out
+  shift
+  port=$(free_port)
+  rm -rf "$TMP/data" && mkdir "$TMP/data"
+  WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" 4 "$mode" >"$TMP/$mode.log" 2>&1 &
+  server=$!
+  for _ in $(seq 200); do grep -q listening "$TMP/$mode.log" && break; sleep 0.05; done
+  wrk -t2 -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
+  out=$(wrk -t2 -c64 -d"${SECS}s" --latency "$@" "http://127.0.0.1:$port/products" 2>&1)
+  kill -TERM "$server"; wait "$server" 2>/dev/null; server=
+  if grep -q "Non-2xx" <<<"$out" || ! grep -q "Requests/sec" <<<"$out"; then
+    failed=1
+    echo "bench-middleware: $mode: errors or non-2xx answers:"; echo "$out"
+  fi
+  RPS[$mode]=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  P99[$mode]=$(awk '$1 == "99%" {v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v}' <<<"$out")
+}
+run bare
+run limited
+run idem -s "$HERE/idem.lua"
+fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
+
+{
+  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of 4, $(date -u '+%F %T') UTC"
+  echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '  %-34s %12s %10s %14s\n' route "req/s" "p99 ms" "vs bare"
+  printf '  %-34s %12s %10s %14s\n' "GET /products (bare)" "$(fmt "${RPS[bare]}" 2)" "${P99[bare]}" "1.00x"
+  printf '  %-34s %12s %10s %14s\n' "GET /products behind Limiter" "$(fmt "${RPS[limited]}" 2)" "${P99[limited]}" "$(ratio "${RPS[limited]}" "${RPS[bare]}" 1)"
+  printf '  %-34s %12s %10s %14s\n' "POST /products behind Idempotent" "$(fmt "${RPS[idem]}" 2)" "${P99[idem]}" "$(ratio "${RPS[idem]}" "${RPS[bare]}" 1)"
+  echo "  raw fdatasync rate of the same disk (one writer): $(fmt "$fsync") writes/s;" \
+    "idempotent POSTs per fdatasync-second: $(ratio "${RPS[idem]}" "$fsync" 1)"
+} | tee "$OUT/middleware.txt"
+exit "$failed"
