@@ -21,17 +21,8 @@ WOC=${1:-$ROOT/build/bin/woc}
 SRC=${PORCH_SRC:-$ROOT/tests/porch}
 FREEPORT="python3 $ROOT/scripts/web-app-accept.py freeport"
 
-checks=0
-failures=0
-ok() { checks=$((checks + 1)); printf 'ok   %s\n' "$1"; }
-bad() { checks=$((checks + 1)); failures=$((failures + 1)); printf 'FAIL %s -- %s\n' "$1" "$2"; }
-# check NAME CONDITION-STATUS DETAIL: ok when the status is 0
-check() { if [[ $2 == 0 ]]; then ok "$1"; else bad "$1" "$3"; fi; }
-finish() {
-  echo "porch-accept: $checks checks, $failures failures"
-  ((failures == 0))
-  exit
-}
+source "$ROOT/scripts/lib/gate.sh"  # ok, bad, check, gate_finish
+finish() { gate_finish porch-accept; }
 
 for tool in curl python3; do
   command -v $tool >/dev/null || { bad "tools" "$tool is not installed"; finish; }
