@@ -67,20 +67,7 @@ start() {
 }
 # stop MS: SIGTERM, then waits (bounded) for the exit; 0 = it exited, else
 # it is killed with SIGKILL and 1 is returned
-stop() {
-  kill -TERM "$server" 2>/dev/null
-  local i
-  for ((i = 0; i < $1 / 50; i++)); do
-    if ! kill -0 "$server" 2>/dev/null; then
-      wait "$server" 2>/dev/null
-      return 0
-    fi
-    sleep 0.05
-  done
-  kill -KILL "$server" 2>/dev/null
-  wait "$server" 2>/dev/null
-  return 1
-}
+stop() { gate_stop "$server" "$1"; }
 # hit URL [CURL ARGS...]: sets $code, $body, $hdrs (lowercased names)
 hit() {
   local url=$1

@@ -269,18 +269,8 @@ req GET /products; want soak-healthy 200 '"name":"mug"'
 probe pipelined-keep-alive pipeline
 
 # stop_server MS: SIGTERM, then waits (bounded) for the exit; 0 = it exited
-stop_server() {
-  kill -TERM "$server" 2>/dev/null
-  local i
-  for ((i = 0; i < $1 / 50; i++)); do
-    if ! kill -0 "$server" 2>/dev/null; then
-      wait "$server" 2>/dev/null
-      return 0
-    fi
-    sleep 0.05
-  done
-  return 1
-}
+# (else it is killed with SIGKILL)
+stop_server() { gate_stop "$server" "$1"; }
 # SIGTERM while a /slow request is in flight (issue 9 item 5; decision
 # 0027): the server still answers it, then exits within 3 s.
 starts=$(grep -c '^slow start$' "$log")

@@ -1,7 +1,8 @@
 # The check bookkeeping shared by the acceptance scripts (web-app-accept.sh,
 # porch-accept.sh): `ok NAME`, `bad NAME DETAIL`, `check NAME STATUS DETAIL`
-# (ok when STATUS is 0), and `gate_finish NAME`, which prints
-# `NAME: N checks, M failures` and exits non-zero on any failure.
+# (ok when STATUS is 0), `gate_finish NAME`, which prints
+# `NAME: N checks, M failures` and exits non-zero on any failure, and
+# `gate_stop PID MS` (a bounded SIGTERM stop).
 checks=0
 failures=0
 ok() { checks=$((checks + 1)); printf 'ok   %s\n' "$1"; }
@@ -11,4 +12,21 @@ gate_finish() {
   echo "$1: $checks checks, $failures failures"
   ((failures == 0))
   exit
+}
+
+# gate_stop PID MS: SIGTERM, then waits up to MS ms for the exit; 0 = it
+# exited in time, else it is killed with SIGKILL and 1 is returned.
+gate_stop() {
+  kill -TERM "$1" 2>/dev/null
+  local i
+  for ((i = 0; i < $2 / 50; i++)); do
+    if ! kill -0 "$1" 2>/dev/null; then
+      wait "$1" 2>/dev/null
+      return 0
+    fi
+    sleep 0.05
+  done
+  kill -KILL "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+  return 1
 }
