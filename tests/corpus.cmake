@@ -30,14 +30,14 @@ foreach(_dir IN LISTS _wo_run_fixtures)
              COMMAND bash ${WO_FIXTURE_RUNNER} ${_mode} ${_dir} $<TARGET_FILE:woc>)
     set_tests_properties(corpus.run.${_name}.${_mode} PROPERTIES LABELS "corpus;${_mode}" TIMEOUT 180)
   endforeach()
-  # Actor, socket and HTTP-serving fixtures and every fixture pinning
+  # Actor, socket, HTTP-serving and key-pool/job fixtures and every fixture pinning
   # several shards also run under ThreadSanitizer (`make test-tsan`, label tsan).
   set(_env "")
   if(EXISTS ${_dir}/env)
     file(READ ${_dir}/env _env)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_dir}/env)
   endif()
-  if(_name MATCHES "^(actor|net|http|serve|fw-serve)-" OR _env MATCHES "WO_SHARDS=([2-9]|[1-9][0-9])")
+  if(_name MATCHES "^((actor|net|http|serve)-|fw-(serve|keypool|limiter|idempotent|jobs))" OR _env MATCHES "WO_SHARDS=([2-9]|[1-9][0-9])")
     set_property(TEST corpus.run.${_name}.jit corpus.run.${_name}.native APPEND PROPERTY LABELS tsan)
   endif()
 endforeach()
