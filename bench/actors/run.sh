@@ -314,15 +314,4 @@ if [[ " $WORKLOADS " == *" pairs "* ]]; then
     rec figure pairs "$l-scaling-per-cpu" "$pc"
   done
 fi
-rec machine loadavg-end "$(cut -d' ' -f1-3 /proc/loadavg)"
-say ""
-say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-hr
-mv "$RESULTS.tmp" "$RESULTS"
-if ((${#failures[@]})); then
-  say "FAILURES:"
-  for f in "${failures[@]}"; do say "  - $f"; done
-  hr
-fi
-say "machine-readable results: $RESULTS"
-exit "$woc_failed"
+bench_end

@@ -266,15 +266,4 @@ for v in $VARIANTS; do
   printf '  %-16s %12s %12s %10s\n' "${LABEL[$v]}" "$(fmt2 "${R[$v.base]:--}")" "$(fmt2 "${R[$v.held]:--}")" "$(fmt2 "${R[$v.per]:--}")"
   for k in base held per; do rec figure idle "$v.$k" "${R[$v.$k]:--}"; done
 done
-rec machine loadavg-end "$(cut -d' ' -f1-3 /proc/loadavg)"
-say ""
-say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-hr
-mv "$RESULTS.tmp" "$RESULTS"
-if ((${#failures[@]})); then
-  say "FAILURES:"
-  for f in "${failures[@]}"; do say "  - $f"; done
-  hr
-fi
-say "machine-readable results: $RESULTS"
-exit "$woc_failed"
+bench_end

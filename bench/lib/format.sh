@@ -1,4 +1,5 @@
-# Number formatting for the benchmark tables (sourced by bench/*/run.sh).
+# Helpers for the benchmark scripts (sourced by bench/*/run.sh): number
+# formatting for the result tables, and the common end of a run.
 
 # fmt VALUE [DECIMALS] -> 1,234,567 style; values under 100 that are not
 # whole keep DECIMALS places (default 1); anything not a number is printed
@@ -15,3 +16,21 @@ fmt() { awk -v v="$1" -v d="${2:-1}" 'BEGIN {
 ratio() { awk -v a="$1" -v b="$2" -v h="$3" 'BEGIN {
   if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || a + 0 == 0 || b + 0 == 0) { print "-"; exit }
   printf "%.2fx", (h ? a / b : b / a) }'; }
+
+# bench_end: the common end of a benchmark run (needs say, hr, rec, RESULTS,
+# the `failures` array and woc_failed from the calling script): the load
+# average, the results file moved into place, the failures, and the exit.
+bench_end() {
+  rec machine loadavg-end "$(cut -d' ' -f1-3 /proc/loadavg)"
+  say ""
+  say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  hr
+  mv "$RESULTS.tmp" "$RESULTS"
+  if ((${#failures[@]})); then
+    say "FAILURES:"
+    for f in "${failures[@]}"; do say "  - $f"; done
+    hr
+  fi
+  say "machine-readable results: $RESULTS"
+  exit "$woc_failed"
+}
