@@ -8,7 +8,7 @@
 #   Go       go/main.go: net/http, GOMAXPROCS=1 and 2
 #   Crystal  crystal/main.cr: HTTP::Server, --release, single-threaded (its
 #            default: built without -Dpreview_mt)
-# and loaded in one run by wrk (keep-alive, 64 connections, 2 wrk threads,
+# and loaded in one run by wrk (keep-alive, 64 connections, BENCH_WRK_THREADS wrk threads (2),
 # BENCH_HTTP_SECS seconds per route after a 1 s warm-up).
 #
 # Figures per server and route: requests/s; the server's CPU time over the
@@ -23,6 +23,9 @@
 #   WOC=PATH             the woc to use (default build/bin/woc)
 #   BENCH_QUICK=1        3 s per route instead of 10
 #   BENCH_HTTP_SECS=N    seconds per route
+#   BENCH_WRK_THREADS=N  wrk threads (default 2); 1 leaves a core to a
+#                        one-thread server on a 2-core machine, so p99 shows
+#                        the server rather than CPU oversubscription
 #   BENCH_OUT=DIR        where http.txt goes (default build/bench)
 #   BENCH_INSTALL=0      do not install golang-go, crystal, wrk with
 #                        scripts/setup-deps.sh
@@ -37,6 +40,7 @@ WOC=${WOC:-$ROOT/build/bin/woc}
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
 [[ ${BENCH_QUICK:-0} == 0 ]] && SECS=${BENCH_HTTP_SECS:-10} || SECS=${BENCH_HTTP_SECS:-3}
 CONNS=64
+WRK_THREADS=${BENCH_WRK_THREADS:-2}
 IDLE=1000
 unset WO_SHARDS WO_MAILBOX GOMAXPROCS CRYSTAL_WORKERS
 
@@ -86,7 +90,7 @@ say "machine: $ncpu cores, ${cpu:-unknown CPU}, $(uname -sr)"
 say "load average at start: $loadavg"
 awk -v l="${loadavg%% *}" 'BEGIN {exit !(l > 0.5)}' &&
   say "WARNING: the machine is busy (load ${loadavg%% *}): every figure is inflated, unevenly"
-say "woc: $WOC ${woc_version:+($woc_version)}   Go: $go_version   Crystal: $cr_version (one thread)   $wrk_version"
+say "woc: $WOC ${woc_version:+($woc_version)}   Go: $go_version   Crystal: $cr_version (one thread)   $wrk_version, $WRK_THREADS wrk threads"
 hr
 rec "# woc http bench; tab-separated: kind, route, variant, value, unit"
 rec machine nproc "$ncpu"
@@ -160,9 +164,9 @@ declare -A F
 bench() {
   local v=$1 r=$2 url t0 t1 out rps p99 non2xx errs
   url=http://127.0.0.1:$port/$r
-  wrk -t2 -c$CONNS -d1s "$url" >/dev/null 2>&1
+  wrk -t"$WRK_THREADS" -c$CONNS -d1s "$url" >/dev/null 2>&1
   t0=$(cpu_ticks)
-  out=$(wrk -t2 -c$CONNS -d${SECS}s --latency "$url" 2>&1)
+  out=$(wrk -t"$WRK_THREADS" -c$CONNS -d${SECS}s --latency "$url" 2>&1)
   t1=$(cpu_ticks)
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
   p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
