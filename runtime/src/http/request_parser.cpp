@@ -2,22 +2,13 @@
 // HTTP ABI adds on top of llhttp's own (strict mode, no lenient flags).
 #include "request_parser.h"
 
-#include <cstring>
+#include "texts.h"
 
 namespace wo::http {
 
 namespace {
 
-bool name_is(const char* p, Span s, const char* lower) {
-  size_t n = std::strlen(lower);
-  if (s.len != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    char c = p[s.off + i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
+bool name_is(const char* p, Span s, const char* lower) { return equals_lower(p + s.off, s.len, lower); }
 
 }  // namespace
 
@@ -121,10 +112,10 @@ struct Callbacks {
 bool RequestParser::expects_continue(const char* buf) const {
   for (const Field& f : *fields_) {
     if (!name_is(buf, f.name, "expect")) continue;
-    Span v = f.value;  // trim the optional whitespace around the value
-    while (v.len > 0 && (buf[v.off] == ' ' || buf[v.off] == '\t')) ++v.off, --v.len;
-    while (v.len > 0 && (buf[v.off + v.len - 1] == ' ' || buf[v.off + v.len - 1] == '\t')) --v.len;
-    if (name_is(buf, v, "100-continue")) return true;
+    const char* v = buf + f.value.off;
+    size_t n = f.value.len;
+    trim_ows(&v, &n);
+    if (equals_lower(v, n, "100-continue")) return true;
   }
   return false;
 }

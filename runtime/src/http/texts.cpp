@@ -44,14 +44,12 @@ Interned g_names[] = {
     WO_INTERN("sec-fetch-mode"), WO_INTERN("sec-fetch-dest"),  WO_INTERN("upgrade-insecure-requests")};
 #undef WO_INTERN
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 template <size_t N>
 WoText* find(Interned (&table)[N], const char* p, size_t n, bool fold) {
   for (Interned& t : table) {
     if (static_cast<size_t>(t.len) != n) continue;
     size_t i = 0;
-    while (i < n && (fold ? lower(p[i]) : p[i]) == t.bytes[i]) ++i;
+    while (i < n && (fold ? ascii_lower(p[i]) : p[i]) == t.bytes[i]) ++i;
     if (i == n) return reinterpret_cast<WoText*>(&t);
   }
   return nullptr;
@@ -69,14 +67,24 @@ WoText* lower_text_of(const char* p, size_t n) {
   if (n == 0) return empty_text();
   if (WoText* t = find(g_names, p, n, true)) return t;
   WoText* t = wo::text_alloc(static_cast<int64_t>(n));
-  for (size_t i = 0; i < n; ++i) t->bytes[i] = lower(p[i]);
+  for (size_t i = 0; i < n; ++i) t->bytes[i] = ascii_lower(p[i]);
   return t;
 }
 
 WoText* trimmed_text_of(const char* p, size_t n) {
-  while (n > 0 && (p[0] == ' ' || p[0] == '\t')) ++p, --n;
-  while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) --n;
+  trim_ows(&p, &n);
   return text_of(p, n);
+}
+
+bool equals_lower(const char* p, size_t n, const char* lower) {
+  size_t i = 0;
+  while (i < n && lower[i] != '\0' && ascii_lower(p[i]) == lower[i]) ++i;
+  return i == n && lower[i] == '\0';
+}
+
+void trim_ows(const char** p, size_t* n) {
+  while (*n > 0 && (**p == ' ' || **p == '\t')) ++*p, --*n;
+  while (*n > 0 && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t')) --*n;
 }
 
 }  // namespace wo::http

@@ -12,4 +12,11 @@ WoText* method_text_of(const char* p, size_t n);    // as text_of; common method
 WoText* lower_text_of(const char* p, size_t n);     // ASCII-lowercased copy; common header names are immortal
 WoText* trimmed_text_of(const char* p, size_t n);   // SP / HT trimmed at both ends
 
+inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+// p[0..n) equals `lower` (a lowercase literal) ignoring ASCII case: header
+// names and tokens.
+bool equals_lower(const char* p, size_t n, const char* lower);
+// Drops the optional whitespace (SP / HT) around a header value.
+void trim_ows(const char** p, size_t* n);
+
 }  // namespace wo::http

@@ -13,6 +13,7 @@
 #include "../trap.h"
 #include "common/traps.h"
 #include "scratch.h"
+#include "texts.h"
 
 namespace wo::http {
 
@@ -85,14 +86,7 @@ bool is_token_char(unsigned char c) {
 }
 
 bool equals_lower(const WoText* t, const char* lower) {
-  size_t n = std::strlen(lower);
-  if (static_cast<size_t>(t->len) != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    char c = t->bytes[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
+  return http::equals_lower(t->bytes, static_cast<size_t>(t->len), lower);
 }
 
 void append(Bytes& b, const char* s) { b.append(s, std::strlen(s)); }
