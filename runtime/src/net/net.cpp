@@ -76,6 +76,9 @@ WoText* read_impl(int64_t cfd, int64_t max, int64_t ms, bool dl, const WoSite* s
     case wo::net::Io::Timeout: return nullptr;
     case wo::net::Io::Failed: raise_errno("net.read", err, site);
   }
+  // A short read into a large buffer: keep a right-sized copy rather than
+  // holding `max` bytes for as long as the Text lives.
+  if (static_cast<size_t>(max) - got > 4096) return wo::text_from(t->bytes, got);
   t->len = static_cast<int64_t>(got);
   t->bytes[got] = '\0';
   return static_cast<WoText*>(guard.disown());
