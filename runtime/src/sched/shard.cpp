@@ -277,12 +277,6 @@ bool drain_over() {
   return g_rt->quiet_checks >= 2;
 }
 
-// Nothing to run: first spin a little (a reply or the next hop of a ring
-// usually arrives within microseconds, and waking a sleeping thread costs far
-// more), then sleep on the eventfd, bounded by the next timer and by 1 s.
-// `sleeping` and `has_mail` form a Dekker pair with post(): the poster writes
-// the eventfd only when the shard may be asleep, and the shard re-checks its
-// inbox after announcing that it sleeps, so no post is missed.
 // Wakes the fibers whose fds are ready (IoWait records on their stacks; the
 // eventfd is registered with a null pointer). `timeout_ms` 0 only polls.
 void poll_io(Shard* s, int timeout_ms) {
@@ -300,6 +294,12 @@ void poll_io(Shard* s, int timeout_ms) {
   }
 }
 
+// Nothing to run: first spin a little (a reply or the next hop of a ring
+// usually arrives within microseconds, and waking a sleeping thread costs far
+// more), then sleep on the eventfd, bounded by the next timer and by 1 s.
+// `sleeping` and `has_mail` form a Dekker pair with post(): the poster writes
+// the eventfd only when the shard may be asleep, and the shard re-checks its
+// inbox after announcing that it sleeps, so no post is missed.
 void idle_wait(Shard* s) {
   int64_t deadline = next_deadline(s);
   int64_t spin_until = s->io_waiting ? 0 : now_us() + kSpinUs;  // fds to watch: no spinning
@@ -502,7 +502,7 @@ bool stop_ends_current() {
 void park(int64_t deadline_us) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
-  if (f->is_main && stop_armed() && stop_requested()) throw Unwind{};
+  if (stop_ends_current()) throw Unwind{};  // f is the current fiber
   ++f->park_id;
   f->parked = true;
   if (deadline_us >= 0) s->park_deadlines.add(f, deadline_us, s->timer_seq++);
