@@ -271,6 +271,12 @@ struct UseDecl {
   std::vector<std::string> path;  // use a/b/c
   Span span;
   bool is_using = false;          // `using` instead of `use`
+
+  std::string joined() const {    // "a/b/c", as written
+    std::string p;
+    for (size_t i = 0; i < path.size(); ++i) p += (i ? "/" : "") + path[i];
+    return p;
+  }
 };
 
 struct File {

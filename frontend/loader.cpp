@@ -143,8 +143,7 @@ bool module_used(const ast::Program& program, size_t first, const std::string& p
   for (size_t i = 0; i < program.modules.size(); ++i)
     for (const auto& f : program.modules[i]->files)
       for (const auto& u : f->uses) {
-        std::string p;
-        for (size_t j = 0; j < u.path.size(); ++j) p += (j ? "/" : "") + u.path[j];
+        std::string p = u.joined();
         if (i < first ? p == path : kStdlibFramework + "/" + p == path) return true;
       }
   return false;
@@ -265,10 +264,8 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
         if (!is_dep) continue;
         for (size_t i = 1; i < u.path.size(); ++i)
           if (u.path[i] == "internal") {
-            std::string p;
-            for (size_t j = 0; j < u.path.size(); ++j) p += (j ? "/" : "") + u.path[j];
             diags.error(DiagCode::E108, u.span.begin,
-                        "`use " + p + "` reaches into the `internal/` part of dependency `" + u.path[0] +
+                        "`use " + u.joined() + "` reaches into the `internal/` part of dependency `" + u.path[0] +
                             "`, which only the dependency itself may use");
             break;
           }

@@ -61,7 +61,7 @@ void Checker::declare_uses(ast::File& file, const std::string&) {
   auto& list = uses_[file.file_id];
   for (auto& u : file.uses) {
     UseEntry e;
-    for (size_t i = 0; i < u.path.size(); ++i) e.path += (i ? "/" : "") + u.path[i];
+    e.path = u.joined();
     e.alias = u.path.empty() ? "" : u.path.back();
     e.is_using = u.is_using;
     e.loc = at(u.span);
