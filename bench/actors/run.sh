@@ -36,6 +36,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$ROOT/bench/lib/format.sh"  # bench_results, rec, machine_facts, fmt, ratio, bench_end
 HERE=$ROOT/bench/actors
 WOC=${WOC:-$ROOT/build/bin/woc}
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
@@ -94,14 +95,10 @@ declare -A NAME=([go]=Go [erl]=Erlang [cr]=Crystal [wo]=woc)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/woactors.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUTDIR"
-RESULTS=$OUTDIR/actors.txt
-: >"$RESULTS.tmp"
-rec() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$RESULTS.tmp"; }
+bench_results "$OUTDIR/actors.txt"
 
 # ---------------------------------------------------------------- machine
-cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
-ncpu=$(nproc)
-loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+machine_facts
 go_version=$(have go && go version | sed 's/^go version //' || echo "not installed")
 erl_version=$(have erl && erl -noshell -eval 'io:format("OTP ~s, erts ~s", [erlang:system_info(otp_release), erlang:system_info(version)]), halt().' 2>/dev/null || echo "not installed")
 cr_version=$(have crystal && crystal --version 2>/dev/null | sed -n 1p || echo "not installed (apt-get install -y crystal)")
@@ -257,7 +254,6 @@ done
 hr
 
 # ---------------------------------------------------------------- table
-source "$ROOT/bench/lib/format.sh"  # fmt, ratio
 # speed WORKLOAD WOC PEER -> how many times better woc is (>1: woc better):
 # rates for ping-pong and one-way, times for the rest
 speed() { case $1 in pingpong | oneway) ratio "$2" "$3" 1 ;; *) ratio "$2" "$3" 0 ;; esac; }

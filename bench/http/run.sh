@@ -35,6 +35,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$ROOT/bench/lib/format.sh"  # bench_results, rec, machine_facts, fmt, ratio, bench_end
 HERE=$ROOT/bench/http
 WOC=${WOC:-$ROOT/build/bin/woc}
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
@@ -72,14 +73,10 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$OUTDIR"
-RESULTS=$OUTDIR/http.txt
-: >"$RESULTS.tmp"
-rec() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$RESULTS.tmp"; }
+bench_results "$OUTDIR/http.txt"
 
 # ---------------------------------------------------------------- machine
-cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
-ncpu=$(nproc)
-loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+machine_facts
 go_version=$(have go && go version | sed 's/^go version //' || echo "not installed")
 cr_version=$(have crystal && crystal --version 2>/dev/null | sed -n 1p || echo "not installed")
 woc_version=$("$WOC" --version 2>/dev/null | sed -n 1p)
@@ -244,7 +241,6 @@ done
 hr
 
 # ---------------------------------------------------------------- tables
-source "$ROOT/bench/lib/format.sh"  # fmt, ratio
 fmt2() { fmt "$1" 2; }
 
 for r in hello json; do

@@ -1,5 +1,17 @@
-# Helpers for the benchmark scripts (sourced by bench/*/run.sh): number
-# formatting for the result tables, and the common end of a run.
+# Helpers for the benchmark scripts (sourced by bench/*/run.sh): the
+# machine-readable results file, the machine's facts, number formatting for
+# the result tables, and the common end of a run.
+
+# bench_results FILE: records go to FILE.tmp (moved to FILE by bench_end).
+bench_results() { RESULTS=$1; : >"$RESULTS.tmp"; }
+# rec FIELD...: one tab-separated record.
+rec() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$RESULTS.tmp"; }
+# machine_facts: sets cpu, ncpu and loadavg (at the start of the run).
+machine_facts() {
+  cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+  ncpu=$(nproc)
+  loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+}
 
 # fmt VALUE [DECIMALS] -> 1,234,567 style; values under 100 that are not
 # whole keep DECIMALS places (default 1); anything not a number is printed
