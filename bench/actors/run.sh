@@ -36,7 +36,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/bench/lib/format.sh"  # bench_results, rec, machine_facts, fmt, ratio, bench_end
+source "$ROOT/bench/lib/format.sh"  # say, have, bench_results, rec, machine_facts, fmt, ratio, bench_end
 HERE=$ROOT/bench/actors
 WOC=${WOC:-$ROOT/build/bin/woc}
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
@@ -61,13 +61,9 @@ fi
 # separately and vm.max_map_count (65530 by default) stops it near 32,000
 # live fibers (the reason its skynet fails; docs/perf.md).
 
-say() { printf '%s\n' "$*"; }
 hr() { say "--------------------------------------------------------------------------------------------------------"; }
-failures=()
-woc_failed=0
 
 # ---------------------------------------------------------------- tools
-have() { command -v "$1" >/dev/null; }
 if [[ ${BENCH_INSTALL:-1} != 0 ]]; then
   missing=()
   have go || missing+=(golang-go)

@@ -35,7 +35,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/bench/lib/format.sh"  # bench_results, rec, machine_facts, fmt, ratio, bench_end
+source "$ROOT/bench/lib/format.sh"  # say, have, bench_results, rec, machine_facts, fmt, ratio, bench_end
 HERE=$ROOT/bench/http
 WOC=${WOC:-$ROOT/build/bin/woc}
 OUTDIR=${BENCH_OUT:-$ROOT/build/bench}
@@ -45,11 +45,7 @@ WRK_THREADS=${BENCH_WRK_THREADS:-2}
 IDLE=1000
 unset WO_SHARDS WO_MAILBOX GOMAXPROCS CRYSTAL_WORKERS
 
-say() { printf '%s\n' "$*"; }
 hr() { say "----------------------------------------------------------------------------------------------"; }
-failures=()
-woc_failed=0
-have() { command -v "$1" >/dev/null; }
 if [[ ${BENCH_INSTALL:-1} != 0 ]]; then
   missing=()
   have go || missing+=(golang-go)

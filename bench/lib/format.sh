@@ -2,6 +2,11 @@
 # machine-readable results file, the machine's facts, number formatting for
 # the result tables, and the common end of a run.
 
+say() { printf '%s\n' "$*"; }
+have() { command -v "$1" >/dev/null; }
+failures=()    # what went wrong, printed by bench_end
+woc_failed=0   # bench_end's exit status
+
 # bench_results FILE: records go to FILE.tmp (moved to FILE by bench_end).
 bench_results() { RESULTS=$1; : >"$RESULTS.tmp"; }
 # rec FIELD...: one tab-separated record.
