@@ -3,7 +3,8 @@
 
     check-doc-examples.py --woc build/bin/woc [FILE.md | DIR]...
 
-The default is docs/language/. A block's info string says what it is
+The default is docs/language/ (its top-level pages, except diagnostics.md,
+which the explain catalog's own test covers). A block's info string says what it is
 (docs/language/README.md, "About the examples", is the user-facing account):
 
     ```wo                  a whole program: `woc check` must succeed
@@ -14,7 +15,10 @@ The default is docs/language/. A block's info string says what it is
     ```wo file=PATH project=NAME
                            one file of a multi-file program; all blocks of a
                            document with the same NAME form one directory,
-                           checked (or run) once
+                           checked (or run) once. When some PATH ends in
+                           `_test.wo`, `woc test` must then pass in it too; a
+                           woc without the `test` verb checks the project
+                           without its test files and says so.
 
 A program that ends in comment lines
 
@@ -122,6 +126,25 @@ def woc(woc_path, verb, target, cwd):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
+def has_test_verb(woc_path):
+    try:
+        p = subprocess.run([woc_path, "test", "--help"], capture_output=True, timeout=TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    # An older woc answers any `--help` with its general usage: look for the verb's own.
+    return p.returncode == 0 and b"Usage: woc test" in p.stdout
+
+
+def run_tests(woc_path, where, d):
+    r = woc(woc_path, "test", ".", d)
+    if r is None:
+        return [f"{where}: woc test timed out"]
+    rc, out, err = r
+    if rc != 0:
+        return [f"{where}: `woc test` failed (exit {rc}):\n{out}{err}"]
+    return []
+
+
 def judge(woc_path, where, mode, code, target, cwd, source):
     """Returns a list of failure texts for one program (file or directory)."""
     r = woc(woc_path, "check", target, cwd)
@@ -168,11 +191,16 @@ def main():
         if os.path.isdir(p):
             # Top level only: docs/language/prose/ holds sources merged into
             # the generated pages, which are checked in their final place.
-            docs += [os.path.join(p, f) for f in sorted(os.listdir(p)) if f.endswith(".md")]
+            # diagnostics.md is generated from the `woc explain` catalog,
+            # whose wrong/right examples are tested with the catalog.
+            docs += [os.path.join(p, f) for f in sorted(os.listdir(p))
+                     if f.endswith(".md") and f != "diagnostics.md"]
         else:
             docs.append(p)
     woc_path = os.path.abspath(a.woc)
     failures, checked, ran = [], 0, 0
+    tests_run, tests_skipped = 0, 0
+    test_verb = has_test_verb(woc_path)
     with tempfile.TemporaryDirectory(prefix="wo-doc-examples-") as tmp:
         for doc in docs:
             projects = {}
@@ -195,7 +223,10 @@ def main():
             for name, bs in projects.items():
                 d = os.path.join(tmp, f"{os.path.basename(doc)}-project-{name}")
                 src = ""
+                tests = [b for b in bs if b.file.endswith("_test.wo")]
                 for b in bs:
+                    if b in tests and not test_verb:
+                        continue
                     p = os.path.join(d, b.file)
                     os.makedirs(os.path.dirname(p), exist_ok=True)
                     with open(p, "w", encoding="utf-8") as f:
@@ -208,12 +239,22 @@ def main():
                     continue
                 mode = modes.pop() if modes else "check"
                 code = next((b.code for b in bs if b.code), None)
-                failures += judge(woc_path, f"{bs[0].where()} (project {name})", mode, code, ".", d, src)
+                where = f"{bs[0].where()} (project {name})"
+                failures += judge(woc_path, where, mode, code, ".", d, src)
                 checked += 1
+                if tests and test_verb:
+                    failures += run_tests(woc_path, where, d)
+                    tests_run += 1
+                elif tests:
+                    tests_skipped += 1
                 ran += expectations_safe(src)
     for f in failures:
         print(f"FAIL {f}", file=sys.stderr)
-    print(f"{checked} examples checked, {ran} of them run; {len(failures)} failure(s)")
+    print(f"{checked} examples checked, {ran} of them run, {tests_run} `woc test` runs; "
+          f"{len(failures)} failure(s)")
+    if tests_skipped:
+        print(f"NOTE: this woc has no `test` verb: {tests_skipped} project(s) were checked "
+              f"without their *_test.wo files")
     return 1 if failures else 0
 
 
