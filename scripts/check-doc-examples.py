@@ -7,7 +7,8 @@ The default is docs/language/ (its top-level pages, except diagnostics.md,
 which the explain catalog's own test covers). A block's info string says what it is
 (docs/language/README.md, "About the examples", is the user-facing account):
 
-    ```wo                  a whole program: `woc check` must succeed
+    ```wo                  a whole program: `woc check` must succeed, without
+                           warnings
     ```wo decls            declarations without `main`: checked with an empty
                            `fn main() {}` appended
     ```wo fails WO-E302    `woc check` must exit 1 and report WO-E302
@@ -159,6 +160,8 @@ def judge(woc_path, where, mode, code, target, cwd, source):
         return [f"{where}: `woc check` failed (exit {rc}):\n{err}"]
     if mode == "warns" and code not in err:
         return [f"{where}: expected warning {code}, got:\n{err}"]
+    if mode != "warns" and re.search(r"WO-W\d{3}", err):
+        return [f"{where}: an example should compile without warnings (or say `warns`):\n{err}"]
     try:
         want = expectations(source)
     except ValueError as e:
