@@ -41,7 +41,14 @@ llvm::Constant* Emitter::type_desc(const Type* t) {
     case TypeKind::Text: kind = TY_TEXT; break;
     case TypeKind::Bytes: kind = TY_BYTES; break;
     case TypeKind::JsonValue: kind = TY_JSON_VALUE; break;
-    case TypeKind::Class: kind = TY_CLASS; cls = class_desc(t->cls); break;
+    case TypeKind::Class:
+      // A @table class value is a row id (a copyable word, Type::is_heap),
+      // never an object: describing it as one made the shard copier follow
+      // the id as a pointer.
+      if (t->cls->is_table) break;
+      kind = TY_CLASS;
+      cls = class_desc(t->cls);
+      break;
     case TypeKind::List: kind = TY_LIST; elem = type_desc(t->elem); break;
     case TypeKind::Map: kind = TY_MAP; elem = type_desc(t->elem); value = type_desc(t->value); break;
     case TypeKind::Nullable: kind = TY_NULLABLE; elem = type_desc(t->elem); break;
