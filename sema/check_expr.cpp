@@ -531,7 +531,9 @@ const Type* Checker::check_as(ast::Expr& e) {
     return target;
   }
   if (!json_encodable(target) || target->is_nullable()) {
+    as_target_ = target;  // the call has its `as T`: only the refusal below is reported
     check_expr(inner);
+    as_target_ = nullptr;
     error(DiagCode::E403, at(e.as_type->span), "json.decode cannot build a value of type " + type_name(target));
     return types_.poison();
   }
