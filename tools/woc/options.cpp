@@ -156,7 +156,7 @@ std::string help_text(Verb verb) {
     case Verb::Fmt:
     case Verb::Test:
     case Verb::Explain:
-      return tool_help(verb, common);
+      return tool_help(verb);
     case Verb::None:
       break;
   }
