@@ -159,6 +159,7 @@ std::string help_text(Verb verb) {
              "  run PATH [-- ARGS...]   compile and run in process (JIT)\n"
              "  build PATH -o OUT       compile to a native executable\n"
              "  check PATH              report diagnostics only\n"
+             "  lsp                     the language server for editors (stdio; woc lsp --help)\n"
              "\n") +
          common +
          "  --version         print the version\n"
