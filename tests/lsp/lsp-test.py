@@ -176,8 +176,13 @@ def exchange(work):
     check(d[0]["range"] == rng(7, 17, 7, 22), "range of `cuont` in UTF-16 units, got %r" % d[0]["range"])
     check(d[0]["code"] == "WO-E403" and d[0]["severity"] == 1 and "cuont" in d[0]["message"], "diagnostic %r" % d[0])
 
-    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 2}, "contentChanges": [{"text": MAIN_FIXED}]})
+    # A ranged edit (we ask for full sync; ranges are applied all the same):
+    # `cuont` -> `s`, UTF-16 columns 17..22 of line 7.
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 2},
+                                        "contentChanges": [{"range": rng(7, 17, 7, 22), "text": "s"}]})
     check(c.diagnostics(main_uri) == [], "the fix clears the diagnostics")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 3}, "contentChanges": [{"text": MAIN_FIXED}]})
+    check(c.diagnostics(main_uri) == [], "the whole fixed text: still no diagnostics")
 
     td = {"uri": main_uri}
     # --- hover: a local, a field through a receiver, a function, a parameter

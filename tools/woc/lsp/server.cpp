@@ -8,6 +8,7 @@
 #include <map>
 
 #include "tools/woc/lsp/features.h"
+#include "tools/woc/lsp/text.h"
 #include "tools/woc/lsp/transport.h"
 #include "tools/woc/lsp/uri.h"
 
@@ -193,9 +194,22 @@ class Server {
     const json& td = params.at("textDocument");
     auto it = docs_.find(td.at("uri").get<std::string>());
     if (it == docs_.end()) return;
-    // Full sync: the last change holds the whole text (a range-less change).
-    for (const json& c : params.at("contentChanges"))
-      if (!c.contains("range")) it->second.text = c.at("text").get<std::string>();
+    // We ask for full sync (the whole text per change); a client that sends
+    // ranged edits anyway gets them applied in order.
+    for (const json& c : params.at("contentChanges")) {
+      std::string text = c.at("text").get<std::string>();
+      if (!c.contains("range")) {
+        it->second.text = std::move(text);
+        continue;
+      }
+      LineIndex idx(it->second.text);
+      auto at = [&](const json& p) {
+        return idx.offset(Position{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()});
+      };
+      uint32_t b = at(c.at("range").at("start")), e = at(c.at("range").at("end"));
+      if (e < b) std::swap(b, e);
+      it->second.text.replace(b, e - b, text);
+    }
     it->second.version = td.value("version", it->second.version + 1);
     refresh(it->second.root);
   }
