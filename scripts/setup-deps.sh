@@ -25,8 +25,16 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The tree-sitter tools of editors/tree-sitter-wo come from the npm registry
+# (built once into build/tree-sitter/tools, where its ctest looks).
+tree_sitter() {
+  [[ $# -eq 0 ]] || return 0
+  bash "$(dirname "$0")/setup-tree-sitter.sh" "$(cd "$(dirname "$0")/.." && pwd)/build/tree-sitter/tools"
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup-deps: all present (${packages[*]})"
+  tree_sitter "$@"
   exit 0
 fi
 
@@ -61,3 +69,4 @@ apt_retry() {
 apt_retry update -q
 apt_retry install -y -q --no-install-recommends "${missing[@]}"
 echo "setup-deps: installed ${missing[*]}"
+tree_sitter "$@"
