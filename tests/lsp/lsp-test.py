@@ -209,6 +209,19 @@ def exchange(work):
     check(definition(1, 13) == {"uri": main_uri, "range": rng(0, 16, 0, 17)}, "h -> parameter h")
     check(definition(6, 26) == {"uri": shapes_uri, "range": rng(1, 2, 1, 3)}, "p.x -> field x")
 
+    # --- a sibling file changed on disk: the open document is checked against it
+    with open(shapes_path, "w") as f:
+        f.write(SHAPES.replace("  y: Int\n", ""))
+    c.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": shapes_uri, "type": 2}]})
+    d = c.diagnostics(main_uri)
+    check(len(d) == 1 and d[0]["range"] == rng(5, 24, 5, 25), "Point has no field y any more: %r" % d)
+    with open(shapes_path, "w") as f:
+        f.write(SHAPES)
+    c.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": shapes_uri, "type": 2}]})
+    check(c.diagnostics(main_uri) == [], "restored on disk")
+    r = c.request("initialize", {"capabilities": {}})
+    check(r.get("error", {}).get("code") == -32600, "a second initialize is refused: %r" % r)
+
     # --- a second document: symbols of the class file
     c.notify("textDocument/didOpen", {"textDocument": {"uri": shapes_uri, "languageId": "wo", "version": 1, "text": SHAPES}})
     check(c.diagnostics(shapes_uri) == [], "shapes.wo is clean")

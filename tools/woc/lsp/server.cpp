@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "tools/woc/lsp/features.h"
 #include "tools/woc/lsp/text.h"
@@ -91,6 +92,10 @@ class Server {
     if (method == "exit") return shut_down_ ? 0 : 1;
     if (method == "initialize") {
       if (!is_request) return -1;
+      if (initialized_) {
+        error(id, InvalidRequest, "initialize was already sent");
+        return -1;
+      }
       initialized_ = true;
       reply(id, capabilities());
       return -1;
@@ -107,6 +112,7 @@ class Server {
       if (method == "textDocument/didOpen") did_open(params.at("textDocument"));
       else if (method == "textDocument/didChange") did_change(params);
       else if (method == "textDocument/didClose") did_close(params.at("textDocument").at("uri"));
+      else if (method == "workspace/didChangeWatchedFiles") refresh_all();  // a sibling file changed on disk
       // initialized, didSave, $/cancelRequest, …: nothing to do; unknown notifications are ignored.
       return -1;
     }
@@ -223,6 +229,12 @@ class Server {
     analyses_.erase(root);
     for (auto& [u, d] : docs_)
       if (d.root == root) return refresh(root);  // the disk's text of the closed file now counts
+  }
+
+  void refresh_all() {
+    std::set<std::string> roots;
+    for (auto& [uri, d] : docs_) roots.insert(d.root);
+    for (const std::string& r : roots) refresh(r);
   }
 
   // Re-analyses one program and publishes the diagnostics of each of its open documents.
