@@ -148,7 +148,15 @@ def main():
     print("lsp-test: ok")
 
 
+def command_line():
+    r = subprocess.run([WOC, "lsp", "--help"], capture_output=True, text=True, timeout=TIMEOUT)
+    check(r.returncode == 0 and "Language Server Protocol" in r.stdout, "woc lsp --help: %r" % (r,))
+    r = subprocess.run([WOC, "lsp", "--bogus"], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    check(r.returncode == 2 and "--bogus" in r.stderr and r.stdout == "", "an unknown option is refused: %r" % (r,))
+
+
 def exchange(work):
+    command_line()
     shapes_path = os.path.join(work, "shapes.wo")
     main_path = os.path.join(work, "main.wo")
     with open(shapes_path, "w") as f:
