@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tools/woc/big_stack.h"
+#include "tools/woc/fmt_verb.h"
 #include "tools/woc/lsp/server.h"
 #include "tools/woc/options.h"
 #include "tools/woc/pipeline.h"
@@ -31,6 +32,8 @@ int woc_main(int argc, char** argv) {
     case Verb::Run: return run_verb(opts);
     case Verb::Build: return build_verb(opts);
     case Verb::Check: return check_verb(opts);
+    case Verb::Fmt: return fmt_verb(opts);
+    case Verb::Test: case Verb::Explain: break;
     case Verb::None: break;
   }
   return driver_failure("no command given (see woc --help)");
