@@ -175,6 +175,7 @@ def exchange(work):
     check(caps["textDocumentSync"]["change"] == 1, "full text sync")
     check(caps["hoverProvider"] and caps["definitionProvider"] and caps["documentSymbolProvider"], "providers %r" % caps)
     check(caps["completionProvider"]["triggerCharacters"] == ["."], "completion on `.`")
+    check(caps.get("documentFormattingProvider") is True, "formatting provider")
     c.notify("initialized", {})
 
     # --- diagnostics as you type
@@ -256,6 +257,23 @@ def exchange(work):
     r = c.request("textDocument/completion", {"textDocument": td, "position": pos(9, 4)})["result"]  # `  pr|int_int(`: a bare prefix
     labels = [i["label"] for i in r["items"]]
     check("print" in labels and "print_int" in labels, "builtins by prefix: %r" % labels)
+
+    # --- formatting through the formatter library
+    messy = "fn main()   {\n      print(\"hi\")\n}\n"
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 5}, "contentChanges": [{"text": messy}]})
+    c.diagnostics(main_uri)
+    r = c.request("textDocument/formatting", {"textDocument": td, "options": {"tabSize": 2, "insertSpaces": True}})["result"]
+    check(isinstance(r, list) and len(r) == 1 and r[0]["newText"] == "fn main() {\n  print(\"hi\")\n}\n",
+          "one whole-document edit to the canonical layout: %r" % r)
+    check(r[0]["range"] == rng(0, 0, 3, 0), "the edit covers the whole text: %r" % r[0]["range"])
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 6}, "contentChanges": [{"text": r[0]["newText"]}]})
+    c.diagnostics(main_uri)
+    r = c.request("textDocument/formatting", {"textDocument": td, "options": {"tabSize": 2, "insertSpaces": True}})["result"]
+    check(r == [], "formatting a formatted text changes nothing: %r" % r)
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 7}, "contentChanges": [{"text": "fn main() {\n  let = \n}\n"}]})
+    c.diagnostics(main_uri)
+    r = c.request("textDocument/formatting", {"textDocument": td, "options": {"tabSize": 2, "insertSpaces": True}})
+    check(r.get("error", {}).get("code") == -32803, "a syntax error: the request fails: %r" % r)
 
     # --- protocol errors: the server answers and keeps going
     r = c.request("textDocument/noSuchThing", {})

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/namespaces.h"
+#include "format/format.h"
 #include "sema/builtins.h"
 #include "sema/query.h"
 #include "sema/types.h"
@@ -54,7 +55,7 @@ uint32_t extent_end(std::string_view text, uint32_t offset) {
   return std::min<uint32_t>(offset + utf8_len(c), (uint32_t)text.size());
 }
 
-uint32_t offset_of(const Document& doc, const LineIndex& idx, const json& params) {
+uint32_t offset_of(const LineIndex& idx, const json& params) {
   const json& p = params.at("position");
   return idx.offset(Position{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()});
 }
@@ -180,10 +181,11 @@ json diagnostics_for(const Document& doc, const Analysis& a) {
 }
 
 json hover(const Document& doc, const Analysis& a, const json& params) {
+  LineIndex idx(doc.text);
+  uint32_t off = offset_of(idx, params);  // bad params fail even when there is nothing to say
   std::optional<uint32_t> fid = a.file_of(doc.path);
   if (!a.info || !fid) return nullptr;
-  LineIndex idx(doc.text);
-  sema::PositionInfo pi = sema::info_at(*a.info, *fid, offset_of(doc, idx, params));
+  sema::PositionInfo pi = sema::info_at(*a.info, *fid, off);
   std::string text = pi.found ? hover_text(pi) : "";
   if (text.empty()) return nullptr;
   return json{{"contents", json{{"kind", "markdown"}, {"value", "```wo\n" + text + "\n```"}}},
@@ -191,10 +193,11 @@ json hover(const Document& doc, const Analysis& a, const json& params) {
 }
 
 json definition(const Document& doc, const Analysis& a, const json& params) {
+  LineIndex idx(doc.text);
+  uint32_t off = offset_of(idx, params);
   std::optional<uint32_t> fid = a.file_of(doc.path);
   if (!a.info || !fid) return nullptr;
-  LineIndex idx(doc.text);
-  sema::PositionInfo pi = sema::info_at(*a.info, *fid, offset_of(doc, idx, params));
+  sema::PositionInfo pi = sema::info_at(*a.info, *fid, off);
   if (!pi.found) return nullptr;
   Loc loc = declaration(pi);
   if (loc.line == 0 || loc.file >= a.sources.size()) return nullptr;
@@ -267,9 +270,21 @@ json document_symbols(const Document& doc, const Analysis& a) {
   return out;
 }
 
+json formatting(const Document& doc, std::string& error) {
+  // One canonical layout (decision 0037): the editor's tabSize/insertSpaces do not apply.
+  format::Result r = format::format_source(doc.text, doc.path);
+  if (!r.ok) {
+    error = r.error.empty() ? "the document cannot be formatted" : r.error;
+    return nullptr;
+  }
+  if (r.text == doc.text) return json::array();
+  LineIndex idx(doc.text);
+  return json::array({json{{"range", range_json(idx, 0, (uint32_t)doc.text.size())}, {"newText", r.text}}});
+}
+
 json completion(const Document& doc, const Analysis& a, const json& params, const Reanalyze& reanalyze) {
   LineIndex idx(doc.text);
-  uint32_t off = offset_of(doc, idx, params);
+  uint32_t off = offset_of(idx, params);
   const std::string& t = doc.text;
   uint32_t word = off;
   while (word > 0 && ident_byte(t[word - 1])) --word;

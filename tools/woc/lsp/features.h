@@ -29,6 +29,11 @@ json hover(const Document& doc, const Analysis& a, const json& params);
 json definition(const Document& doc, const Analysis& a, const json& params);
 json document_symbols(const Document& doc, const Analysis& a);
 
+// textDocument/formatting: one edit replacing the whole text with its
+// canonical layout (format/format.h), [] when it already is; `error` is set
+// (and null returned) when the text cannot be formatted (a syntax error).
+json formatting(const Document& doc, std::string& error);
+
 // Completion needs to re-analyse a patched copy of the text (the receiver
 // before a `.` without the `.`): `reanalyze` does that with the other open
 // documents still laid over the disk.

@@ -24,6 +24,7 @@ enum ErrorCode {
   InvalidParams = -32602,
   InternalError = -32603,
   ServerNotInitialized = -32002,
+  RequestFailed = -32803,
 };
 
 class Server {
@@ -125,6 +126,15 @@ class Server {
     if (method == "textDocument/definition") return with_doc(id, params, definition);
     if (method == "textDocument/documentSymbol")
       return with_doc(id, params, [](const Document& d, const Analysis& a, const json&) { return document_symbols(d, a); });
+    if (method == "textDocument/formatting") {
+      const Document* d = doc_of(params);
+      if (!d) return unknown_doc(id);
+      std::string why;
+      json edits = formatting(*d, why);
+      if (!why.empty()) error(id, RequestFailed, why);
+      else reply(id, edits);
+      return -1;
+    }
     if (method == "textDocument/completion") {
       const Document* d = doc_of(params);
       if (!d) return unknown_doc(id);
@@ -144,6 +154,7 @@ class Server {
               {"hoverProvider", true},
               {"definitionProvider", true},
               {"documentSymbolProvider", true},
+              {"documentFormattingProvider", true},
               {"completionProvider", json{{"triggerCharacters", json::array({"."})}}}};
     return json{{"capabilities", caps}, {"serverInfo", json{{"name", "woc"}, {"version", version_}}}};
   }
