@@ -231,6 +231,18 @@ def exchange(work):
     r = c.request("initialize", {"capabilities": {}})
     check(r.get("error", {}).get("code") == -32600, "a second initialize is refused: %r" % r)
 
+    # --- a file the program leaves out (the loader skips dot-directories)
+    # is checked on its own: `nope` on line 1, columns 9..13
+    drafts = os.path.join(work, ".drafts")
+    os.mkdir(drafts)
+    draft_uri = "file://" + os.path.join(drafts, "draft.wo")
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": draft_uri, "version": 1,
+                                                       "text": "fn helper() -> Int {\n  return nope\n}\n"}})
+    d = c.diagnostics(draft_uri)
+    check(any(x["range"] == rng(1, 9, 1, 13) and "nope" in x["message"] for x in d), "the draft's own error: %r" % d)
+    c.notify("textDocument/didClose", {"textDocument": {"uri": draft_uri}})
+    check(c.diagnostics(draft_uri) == [], "closing clears the draft's diagnostics")
+
     # --- a second document: symbols of the class file
     c.notify("textDocument/didOpen", {"textDocument": {"uri": shapes_uri, "languageId": "wo", "version": 1, "text": SHAPES}})
     check(c.diagnostics(shapes_uri) == [], "shapes.wo is clean")

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "tools/woc/lsp/features.h"
 #include "tools/woc/lsp/text.h"
@@ -249,11 +250,22 @@ class Server {
   }
 
   // Re-analyses one program and publishes the diagnostics of each of its open documents.
+  // A document its program leaves out (a file the loader skips, such as one
+  // in a dot-directory) is analysed as a one-file program of its own.
   void refresh(const std::string& root) {
     auto& a = analyses_[root];
     a = analyze(root, overlay(nullptr));
-    for (auto& [uri, d] : docs_)
-      if (d.root == root) notify("textDocument/publishDiagnostics", diagnostics_for(d, *a));
+    std::vector<std::string> alone;
+    for (auto& [uri, d] : docs_) {
+      if (d.root != root) continue;
+      if (a->io_error.empty() && !a->file_of(d.path) && d.root != d.path && is_file_uri(uri)) {
+        d.root = d.path;
+        alone.push_back(d.path);
+        continue;
+      }
+      notify("textDocument/publishDiagnostics", diagnostics_for(d, *a));
+    }
+    for (const std::string& r : alone) refresh(r);
   }
 };
 
