@@ -291,7 +291,7 @@ json completion(const Document& doc, const Analysis& a, const json& params, cons
   std::string prefix = t.substr(word, off - word);
   json items = json::array();
 
-  if (word > 0 && t[word - 1] == '.') {
+  if (word > 0 && t[word - 1] == '.' && !(word > 1 && t[word - 2] == '.')) {  // `..` is concatenation
     uint32_t dot = word - 1;
     uint32_t recv = dot;
     while (recv > 0 && ident_byte(t[recv - 1])) --recv;
