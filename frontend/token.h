@@ -52,6 +52,7 @@ struct LexOptions {
   std::set<std::string> defines;        // -D flags for #if
   std::vector<Comment>* comments = nullptr;  // non-null: every comment is appended here
   bool keep_directives = false;         // skip the #if filter: #if/#else/#end tokens and both branches stay
+  bool with_tests = false;              // loader: also read the program's *_test.wo files (woc test)
 };
 
 // Lexes a whole file: NEWLINE handling, `..` continuation, comments, literals,

@@ -243,6 +243,17 @@ def exchange(work):
     c.notify("textDocument/didClose", {"textDocument": {"uri": draft_uri}})
     check(c.diagnostics(draft_uri) == [], "closing clears the draft's diagnostics")
 
+    # --- a *_test.wo file is checked with the program it tests (`area` is main.wo's)
+    test_path = os.path.join(work, "geo_test.wo")
+    test_text = "fn test_area() {\n  let a = area(2, 3)\n  print_int(a)\n}\n"
+    with open(test_path, "w") as f:
+        f.write(test_text)
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": "file://" + test_path, "version": 1, "text": test_text}})
+    check(c.diagnostics("file://" + test_path) == [], "the test file sees area()")
+    c.notify("textDocument/didClose", {"textDocument": {"uri": "file://" + test_path}})
+    c.diagnostics("file://" + test_path)
+    os.unlink(test_path)
+
     # --- a second document: symbols of the class file
     c.notify("textDocument/didOpen", {"textDocument": {"uri": shapes_uri, "languageId": "wo", "version": 1, "text": SHAPES}})
     check(c.diagnostics(shapes_uri) == [], "shapes.wo is clean")

@@ -71,6 +71,7 @@ std::string program_root(const std::string& file_path) {
 std::unique_ptr<Analysis> analyze(const std::string& root, const SourceOverlay& overlay) {
   auto a = std::make_unique<Analysis>();
   LexOptions lex;
+  lex.with_tests = true;  // *_test.wo files are edited too: checked with their program (as gopls does)
   std::error_code ec;
   if (!fs::exists(root, ec)) {
     auto it = overlay.find(root);
