@@ -103,14 +103,17 @@ bool collect(const fs::path& root, const std::string& prefix, const std::vector<
 
 // Reads, lexes and parses every module of `modules` into res.program.
 bool parse_modules(std::map<std::string, std::vector<std::string>>& modules, LoadResult& res, SourceManager& sm,
-                   Diagnostics& diags, const LexOptions& opts) {
+                   Diagnostics& diags, const LexOptions& opts, const SourceOverlay* overlay) {
   for (auto& [mod, files] : modules) {
     std::sort(files.begin(), files.end());
     auto m = std::make_unique<ast::Module>();
     m->path = mod;
     for (const std::string& f : files) {
       std::string text, err;
-      if (!read_file(f, text, err)) {
+      auto over = overlay ? overlay->find(fs::path(f).lexically_normal().string()) : SourceOverlay::const_iterator{};
+      if (overlay && over != overlay->end()) {
+        text = over->second;  // an editor's unsaved buffer (woc lsp)
+      } else if (!read_file(f, text, err)) {
         res.io_error = err;
         return false;
       }
@@ -192,7 +195,7 @@ bool means_stdlib_framework(const ast::Program& program, const std::string& owne
 // folder, its internal/ is private to it). Only programs that use it pay
 // for parsing it. docs/decisions/0024.
 bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResult& res, SourceManager& sm,
-                          Diagnostics& diags, const LexOptions& opts) {
+                          Diagnostics& diags, const LexOptions& opts, const SourceOverlay* overlay) {
   bool wanted = false;
   for (const auto& m : res.program.modules) {
     bool uses = false;
@@ -216,7 +219,7 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
   deps.push_back(ResolvedDep{kStdlibFramework, root.string()});
   loaded = true;
   size_t first = res.program.modules.size();
-  if (!parse_modules(modules, res, sm, diags, opts)) return false;
+  if (!parse_modules(modules, res, sm, diags, opts, overlay)) return false;
   drop_unused_table_modules(res.program, first);
   return true;
 }
@@ -224,7 +227,7 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
 }  // namespace
 
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts,
-                        bool update_deps) {
+                        bool update_deps, const SourceOverlay* overlay) {
   LoadResult res;
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
@@ -251,8 +254,8 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
 
   std::vector<ResolvedDep> deps = project.deps;
   bool stdlib_loaded = false;
-  if (!parse_modules(modules, res, sm, diags, opts)) return res;
-  if (!add_stdlib_framework(deps, stdlib_loaded, res, sm, diags, opts)) return res;
+  if (!parse_modules(modules, res, sm, diags, opts, overlay)) return res;
+  if (!add_stdlib_framework(deps, stdlib_loaded, res, sm, diags, opts, overlay)) return res;
 
   // Dependencies: a dep's own `use a/b` means its directory a/b, which is
   // module `<dep>/a/b` here — except a `use framework…` that means the

@@ -14,6 +14,7 @@ set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
+          nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
 
@@ -24,8 +25,18 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The tree-sitter tools of editors/tree-sitter-wo come from the npm registry
+# (built once into build/tree-sitter/tools, where its ctest looks).
+tree_sitter() {
+  [[ $# -eq 0 ]] || return 0
+  # Not fatal here: the ctest editors.tree-sitter runs the same script and fails there if it still cannot.
+  bash "$(dirname "$0")/setup-tree-sitter.sh" "$(cd "$(dirname "$0")/.." && pwd)/build/tree-sitter/tools" ||
+    echo "setup-deps: the tree-sitter tools could not be built now (ctest editors.tree-sitter tries again)" >&2
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup-deps: all present (${packages[*]})"
+  tree_sitter "$@"
   exit 0
 fi
 
@@ -60,3 +71,4 @@ apt_retry() {
 apt_retry update -q
 apt_retry install -y -q --no-install-recommends "${missing[@]}"
 echo "setup-deps: installed ${missing[*]}"
+tree_sitter "$@"

@@ -112,3 +112,26 @@ TEST_CASE("every corpus, stdlib and example file: idempotent and the same tokens
   MESSAGE(formatted << " formatted, " << refused << " refused (syntax errors)");
   CHECK(formatted > 600);
 }
+
+TEST_CASE("fuzz regressions: refused or formatted, never an internal error") {
+  // Inputs that once crashed the front end: odd bytes, deep nesting, broken
+  // literals. The formatter must refuse them with diagnostics or format them
+  // idempotently to the same tokens.
+  fs::path root = fs::path(WO_SOURCE_DIR) / "fuzz/regressions";
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().filename() == "README.md") continue;
+    std::string path = e.path().string();
+    CAPTURE(path);
+    std::string src = slurp(e.path());
+    auto r = wo::format::format_source(src, path);
+    ++n;
+    if (!r.ok) {
+      CHECK(r.error.find("internal error") == std::string::npos);
+      continue;
+    }
+    CHECK(fingerprint(r.text) == fingerprint(src));
+    CHECK(wo::format::format_source(r.text, path).text == r.text);
+  }
+  CHECK(n > 0);
+}

@@ -58,6 +58,14 @@ printf 'fn test_broken() {\n  assert_eq(1, "one")\n}\n' > "$T/prog/broken_test.w
 [ "$("$WOC" run "$SAMPLE")" = "main ran: 5" ] || bad "run of the sample"
 "$WOC" test "$T/prog" >/dev/null 2>&1; [ $? -eq 1 ] || bad "a test file with a type error: woc test should exit 1"
 
+# A wo.toml library (no fn main) is tested through the generated entry point.
+mkdir -p "$T/lib"
+printf 'name = "l"\nkind = "library"\n' > "$T/lib/wo.toml"
+printf 'pub fn twice(n: Int) -> Int {\n  return n * 2\n}\n' > "$T/lib/lib.wo"
+printf 'fn test_twice() {\n  assert_eq(twice(2), 4)\n}\n' > "$T/lib/lib_test.wo"
+out=$("$WOC" test "$T/lib"); st=$?
+[ $st -eq 0 ] && [ "$(echo "$out" | tail -1)" = "1 passed, 0 failed" ] || bad "library: exit $st, $out"
+
 # No tests at all: exit 0.
 rm "$T/prog/broken_test.wo"
 out=$("$WOC" test "$T/prog"); st=$?

@@ -156,7 +156,7 @@ std::string help_text(Verb verb) {
     case Verb::Fmt:
     case Verb::Test:
     case Verb::Explain:
-      return tool_help(verb, common);
+      return tool_help(verb);
     case Verb::None:
       break;
   }
@@ -172,6 +172,7 @@ std::string help_text(Verb verb) {
              "  test [PATH]             run the fn test_*() of the *_test.wo files\n"
              "  fmt [--check] PATH...   lay .wo files out in the canonical style\n"
              "  explain [WO-E###]       explain a diagnostic code (alone: list them)\n"
+             "  lsp                     the language server for editors (stdio; woc lsp --help)\n"
              "\n") +
          common +
          "  --version         print the version\n"

@@ -92,7 +92,7 @@ bool finish_tool_verb(ParseResult& r, const std::vector<std::string>& positional
   return true;
 }
 
-std::string tool_help(Verb verb, const char* common_options) {
+std::string tool_help(Verb verb) {
   switch (verb) {
     case Verb::Fmt:
       return "Usage: woc fmt [--check] PATH...\n"
@@ -117,12 +117,15 @@ std::string tool_help(Verb verb, const char* common_options) {
                  "run, build and check leave out); each test then runs in its own process, with\n"
                  "fresh tables. A trap - a failed assert(cond, msg) or assert_eq(a, b) among\n"
                  "them - fails the test and is shown with its message and line. The last line\n"
-                 "is `N passed, M failed`.\n"
+                 "is `N passed, M failed`. A test still running after 120 s is killed and fails.\n"
                  "\n"
                  "  --filter REGEX    run only the tests whose name matches REGEX (ECMAScript,\n"
                  "                    searched anywhere in the name)\n"
-                 "  -j N              run N tests at a time (default: the number of cores)\n") +
-             common_options +
+                 "  -j N              run N tests at a time (default: the number of cores)\n"
+                 "  -D FLAG           define FLAG for #if (repeatable; also -DFLAG)\n"
+                 "  -O0 .. -O3        optimisation level (default -O2)\n"
+                 "  --update-deps     re-resolve wo.toml git deps, ignoring (and rewriting) wo.lock\n"
+                 "  -h, --help        show this help\n") +
              "\n"
              "Exit status: 0 all tests passed (or none matched); 1 a test failed or the\n"
              "program has compile errors; 2 usage, I/O or link errors.\n";

@@ -21,6 +21,6 @@ int parse_tool_flag(std::string_view a, int argc, char** argv, int& i, Options& 
 // flags (sets r.error and returns true) or returns false.
 bool finish_tool_verb(ParseResult& r, const std::vector<std::string>& positional);
 
-std::string tool_help(Verb verb, const char* common_options);
+std::string tool_help(Verb verb);
 
 }  // namespace wo::driver

@@ -72,6 +72,7 @@ void prepare(ast::Program& program, SourceManager& sm, Diagnostics& diags, std::
       }
     }
   }
+  program.library = false;  // a library is tested through the generated entry point
   auto& main_files = program.modules.front()->files;
   for (auto& f : main_files)
     std::erase_if(f->fns, [](const ast::Ptr<ast::FnDecl>& fn) { return fn->sig.name == "main"; });
