@@ -234,6 +234,15 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     std::vector<fs::path> dep_dirs;
     for (const ResolvedDep& d : project.deps) dep_dirs.emplace_back(d.dir);
     if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error)) return res;
+    // A directory without a single .wo file is a wrong path, not a program
+    // with no `fn main` (that message would name no file): exit 2.
+    bool any = false;
+    for (const auto& [mod, files] : modules) any = any || !files.empty();
+    if (!any) {
+      res.io_error = "'" + path + "' holds no .wo files: a program directory needs at least one " +
+                     "(e.g. main.wo with `fn main()`), or pass a .wo file";
+      return res;
+    }
     for (const ResolvedDep& d : project.deps)
       if (!collect(fs::path(d.dir), d.name, {}, modules, res.io_error)) return res;
   } else {
