@@ -103,6 +103,7 @@ struct QueryClause {
 struct Expr {
   ExprKind kind;
   Span span;
+  Span op_span;  // Binary: the operator; Member: the name after the dot (where diagnostics point); else empty
   // ---- filled by sema
   const sema::Type* type = nullptr;
   sema::Symbol* sym = nullptr;  // Name/Member/Call: what the name resolved to

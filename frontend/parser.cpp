@@ -850,9 +850,10 @@ Ptr<TypeExpr> ParseCtx::type(TypeExpr::Kind k, const Span& s, std::string name) 
   return t;
 }
 
-ExprPtr ParseCtx::binary(BinaryOp op, ExprPtr l, ExprPtr r, const Span& s) {
+ExprPtr ParseCtx::binary(BinaryOp op, ExprPtr l, ExprPtr r, const Span& s, const Span& op_span) {
   auto e = mk(ExprKind::Binary, s);
   e->binary_op = op;
+  e->op_span = op_span;
   e->lhs = std::move(l);
   e->rhs = std::move(r);
   return e;
@@ -964,7 +965,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
   }
   if (parts.empty()) return mk(ExprKind::TextLit, s);
   ExprPtr acc = std::move(parts[0]);
-  for (size_t i = 1; i < parts.size(); ++i) acc = binary(BinaryOp::Concat, std::move(acc), std::move(parts[i]), s);
+  for (size_t i = 1; i < parts.size(); ++i) acc = binary(BinaryOp::Concat, std::move(acc), std::move(parts[i]), s, Span{});
   return acc;
 }
 
@@ -979,6 +980,7 @@ ExprPtr ParseCtx::member(ExprPtr lhs, const Token* n, const Span& s) {
   auto e = mk(ExprKind::Member, s);
   e->lhs = std::move(lhs);
   e->text = word(n);
+  e->op_span = sp(n);
   return e;
 }
 

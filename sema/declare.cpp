@@ -354,7 +354,7 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       return types_.poison();
     }
     if (n == "Bytes") return types_.bytes();
-    error(DiagCode::E225, loc, "unknown type name `" + n + "`");
+    error(DiagCode::E225, loc, "unknown type name `" + n + "`").with_span(Span{loc, static_cast<uint32_t>(n.size())}).hint(type_help(n));
     return types_.poison();
   };
   switch (t->kind) {
