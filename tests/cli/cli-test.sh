@@ -33,7 +33,7 @@ expect unreadable 2 "^woc: cannot read" -- "$woc" check "$tmp/nope.wo"
 expect build-needs-o 2 '^woc: build needs -o' -- "$woc" build "$tmp/ok.wo"
 expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
 expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"
-expect caret 1 '^  \^$' -- "$woc" check "$tmp/bad.wo"
+expect caret 1 '^        \^$' -- "$woc" check "$tmp/bad.wo"
 expect check-ok 0 '' -- "$woc" check "$tmp/ok.wo"
 expect run-status 7 '^args 2$' -- "$woc" run "$tmp/ok.wo" -- a b
 expect define-flag 7 '^loud$' -- "$woc" run -D loud "$tmp/ok.wo"
