@@ -54,6 +54,8 @@ class Diagnostics {
   bool has_errors() const;
   size_t error_count() const;
   const std::vector<Diagnostic>& all() const { return list_; }
+  // The diagnostic reported last (call only after a report), to attach a span or note to it.
+  Diagnostic& last() { return list_.back(); }
   // Sorted, de-duplicated view used for rendering and the exit status.
   std::vector<Diagnostic> sorted() const;
   // Renders every diagnostic (sorted) to `out`: plain text, no count line.

@@ -346,7 +346,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
           if (!is_ns_member(u->path, m)) {
             for (auto& a : e.args) check_expr(*a);
             error(DiagCode::E406, point_of(callee), "the standard-library namespace `" + u->path + "` has no member `" + m + "`")
-                .with_span(callee.op_span)
+                .with_span(callee.span)
                 .hint(ns_member_help(u->path, m));
             return types_.poison();
           }
@@ -368,7 +368,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
             if (f->decl->is_pub) fns.push_back(fname);
           std::string best = closest_name(m, fns);
           error(DiagCode::E403, point_of(callee), "module `" + u->path + "` has no fn `" + m + "`")
-              .with_span(callee.op_span)
+              .with_span(callee.span)
               .hint(best.empty() ? "" : "did you mean `" + best + "`?");
           return types_.poison();
         }
@@ -384,7 +384,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         FnInfo* fn = cls->method(m);
         if (!fn) {
           error(DiagCode::E403, point_of(callee), "class `" + cls->name + "` has no static fn `" + m + "`")
-              .with_span(callee.op_span);
+              .with_span(callee.span);
           for (auto& a : e.args) check_expr(*a);
           return types_.poison();
         }
@@ -435,7 +435,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
     }
     if (rt->kind != TypeKind::Class) {
       error(DiagCode::E403, point_of(callee), "a value of type " + type_name(rt) + " has no method `" + m + "`")
-          .with_span(callee.op_span);
+          .with_span(callee.span);
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
@@ -444,7 +444,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       error(DiagCode::E403, point_of(callee),
             fn ? "`" + m + "` is a static fn: call it as `" + rt->cls->name + "." + m + "(...)`"
                : "class `" + rt->cls->name + "` has no method `" + m + "`")
-          .with_span(callee.op_span)
+          .with_span(callee.span)
           .hint(fn ? "" : method_help(*rt->cls, m));
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
@@ -583,7 +583,7 @@ const Type* Checker::check_iface_call(ast::Expr& e, const Type* recv) {
   const std::string& m = e.lhs->text;
   int idx = i.method_index(m);
   if (idx < 0) {
-    error(DiagCode::E403, point_of(*e.lhs), "interface `" + i.name + "` has no method `" + m + "`").with_span(e.lhs->op_span);
+    error(DiagCode::E403, point_of(*e.lhs), "interface `" + i.name + "` has no method `" + m + "`").with_span(e.lhs->span);
     for (auto& a : e.args) check_expr(*a);
     return types_.poison();
   }
@@ -613,7 +613,13 @@ const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn) {
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* want = fn.params[i]->type;
     const Type* got = check_expr(*e.args[i], want);
-    check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg);
+    size_t before = diags_.all().size();
+    if (!check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg) &&
+        diags_.all().size() > before) {
+      // The argument underlined, and the parameter it was meant for.
+      Diagnostic& d = diags_.last().with_span(e.args[i]->span);
+      if (fn.params[i]->loc.line) d.note(fn.params[i]->loc, "parameter `" + fn.params[i]->name + "` declared here as " + type_name(want));
+    }
     if (fn.params[i]->conv == ast::ParamConv::Mut)
       refuse_row_copy_change(*e.args[i], "passing it to `mut` parameter `" + fn.params[i]->name + "`");
   }
@@ -816,13 +822,13 @@ const Type* Checker::check_member(ast::Expr& e) {
     return types_.poison();
   }
   if (t->kind != TypeKind::Class) {
-    error(DiagCode::E403, point_of(e), "a value of type " + type_name(t) + " has no field `" + e.text + "`").with_span(e.op_span);
+    error(DiagCode::E403, point_of(e), "a value of type " + type_name(t) + " has no field `" + e.text + "`").with_span(e.span);
     return types_.poison();
   }
   const FieldInfo* f = t->cls->field(e.text);
   if (!f) {
     error(DiagCode::E202, point_of(e), "`" + t->cls->name + "` has no field `" + e.text + "`")
-        .with_span(e.op_span)
+        .with_span(e.span)
         .hint(field_help(*t->cls, e.text));
     return types_.poison();
   }
