@@ -30,9 +30,11 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
     if (c == name || c.empty()) continue;
     // Cheap bound first: the length difference alone is a lower bound.
     size_t diff = c.size() > name.size() ? c.size() - name.size() : name.size() - c.size();
-    if (diff >= best_d) continue;
+    if (diff > best_d) continue;
     size_t d = edit_distance(name, c);
-    if (d < best_d && d < name.size()) {
+    // Ties go to the alphabetically first, so the answer does not depend on
+    // the order (often a hash map's) the candidates came in.
+    if ((d < best_d || (d == best_d && c < best)) && d < name.size()) {
       best_d = d;
       best = c;
     }

@@ -15,7 +15,7 @@ size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `name`, if close enough to be a typo: distance at
 // most 1 for names up to 4 bytes, 2 up to 8, 3 beyond, and less than the
-// name's length; ties go to the first candidate. "" if none qualifies.
+// name's length; ties go to the alphabetically first. "" if none qualifies.
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
 
 // A word of another language and its .wo counterpart.

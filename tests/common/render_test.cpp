@@ -126,6 +126,7 @@ TEST_CASE("suggest: edit distance and the closest name") {
   CHECK(closest_name("frobnicate", {"frobnicator"}) == "frobnicator");
   CHECK(closest_name("count", {"count"}) == "");       // the name itself is no suggestion
   CHECK(closest_name("lenght", {"len", "length"}) == "length");
+  CHECK(closest_name("cat", {"cut", "cot"}) == "cot");  // a tie: the alphabetically first
 }
 
 TEST_CASE("suggest: words of other languages, by position") {
