@@ -78,7 +78,7 @@ void site(std::string& out, const SourceManager& sm, const Loc& loc, const Span*
   if (span && span->len > 0 && span->begin.file == loc.file && span->begin.line == loc.line && span->begin.col > 0) {
     // Only the part of the span on the caret's line is underlined.
     from = span->begin.col;
-    to = std::min<unsigned>(from + span->len, static_cast<unsigned>(line.size()) + 1);
+    to = static_cast<unsigned>(std::min<uint64_t>(uint64_t{from} + span->len, uint64_t{line.size()} + 1));
     if (to <= from) from = to = 0;
   }
   out += indent;

@@ -778,6 +778,8 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
                         ? error(DiagCode::E209, at(e.args[bad]->span), "builtin `" + shown + "` cannot take (" + got + ")")
                               .with_span(e.args[bad]->span)
                         : error(DiagCode::E209, at(e.span), "builtin `" + shown + "` cannot take (" + got + ")");
+    if (ns.empty() && name == "print_int" && args.size() == 1 && args[0]->base()->kind == TypeKind::Text)
+      d.hint("`print_int` prints an Int; Text is printed with `print(x)`");
     if (ns.empty() && (name == "print" || name == "print_err") && args.size() == 1) {
       const Type* a = args[0]->base();
       if (a->is_int_like() && name == "print")
@@ -924,7 +926,12 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
   if (!cls) cls = resolve_ctor_class(e.text, at(e.span));
   if (!cls || cls->predeclared) {
     for (auto& f : e.fields) check_expr(*f.value);
-    error(DiagCode::E207, at(e.span), "unknown type `" + e.text + "` in constructor literal");
+    std::vector<std::string> classes;
+    for (auto& [n, c] : classes_by_name_) classes.push_back(n);
+    std::string best = closest_name(e.text, classes);
+    error(DiagCode::E207, at(e.span), "unknown type `" + e.text + "` in constructor literal")
+        .with_span(Span{at(e.span), static_cast<uint32_t>(e.text.size())})
+        .hint(best.empty() ? "" : "did you mean `" + best + "`?");
     return types_.poison();
   }
   e.sym = cls->sym.get();
