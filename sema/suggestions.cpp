@@ -28,6 +28,11 @@ std::string Checker::name_help(const std::string& name, bool callee) {
     if (!path.empty() && path.substr(slash == std::string::npos ? 0 : slash + 1) == name)
       return "`" + name + "` is a module: add `use " + path + "` at the top of this file";
   }
+  // Inside a method, a field or method of the class without `self.`.
+  if (fn_ && fn_->self && fn_->owner) {
+    if (!callee && fn_->owner->field(name)) return "`" + name + "` is a field: write `self." + name + "`";
+    if (callee && fn_->owner->method(name)) return "`" + name + "` is a method: write `self." + name + "(...)`";
+  }
   if (const ForeignWord* f = foreign_word(name, callee ? ForeignWord::Call : ForeignWord::Value)) return foreign_help(*f);
   std::vector<std::string> cands;
   std::set<std::string> seen;
