@@ -35,6 +35,15 @@ expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
 expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"
 expect caret 1 '^        \^$' -- "$woc" check "$tmp/bad.wo"
 expect check-ok 0 '' -- "$woc" check "$tmp/ok.wo"
+# How diagnostics are shown (docs/decisions/0040; the full texts: tests/diag).
+expect help-color 0 '--color=WHEN' -- "$woc" check --help
+expect color-bad-value 2 '^woc: --color: unknown value `blue`' -- "$woc" check --color=blue "$tmp/bad.wo"
+expect color-missing 2 '^woc: --color needs never, always or auto' -- "$woc" check "$tmp/bad.wo" --color
+expect error-format-bad 2 '^woc: --error-format: unknown value `xml`' -- "$woc" check --error-format=xml "$tmp/bad.wo"
+expect error-format-json 1 '^\{"file":".*","line":2,"col":9,"severity":"error","code":"WO-E209",' -- "$woc" check --error-format json "$tmp/bad.wo"
+expect count-line 1 '^1 error$' -- "$woc" check "$tmp/bad.wo"
+mkdir -p "$tmp/nowo"
+expect no-wo-files 2 "^woc: '.*nowo' holds no .wo files" -- "$woc" run "$tmp/nowo"
 expect run-status 7 '^args 2$' -- "$woc" run "$tmp/ok.wo" -- a b
 expect define-flag 7 '^loud$' -- "$woc" run -D loud "$tmp/ok.wo"
 expect define-flag-joined 7 '^loud$' -- "$woc" run -Dloud "$tmp/ok.wo"
