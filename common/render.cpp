@@ -123,8 +123,11 @@ std::string expand_tabs(std::string_view line) {
       out.append(n, ' ');
       dc += n;
     } else {
-      out += ch;
-      if (!is_continuation(static_cast<unsigned char>(ch))) ++dc;
+      // A control byte from the source (an ESC, say) would act on the
+      // terminal: shown as `?`, still one column.
+      unsigned char u = static_cast<unsigned char>(ch);
+      out += u < 0x20 || u == 0x7f ? '?' : ch;
+      if (!is_continuation(u)) ++dc;
     }
   }
   return out;

@@ -41,7 +41,8 @@ std::string json_quote(std::string_view s);
 // The display column (1-based) of byte column `col` in `line`: tabs to the
 // next stop, UTF-8 continuation bytes take no width.
 unsigned display_col(std::string_view line, unsigned col);
-// `line` with its tabs expanded to spaces (kTabWidth stops).
+// `line` with its tabs expanded to spaces (kTabWidth stops) and other control
+// bytes shown as `?`.
 std::string expand_tabs(std::string_view line);
 
 }  // namespace wo

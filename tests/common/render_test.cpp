@@ -21,6 +21,7 @@ TEST_CASE("render: display columns expand tabs to stops of 4 and give UTF-8 one 
   CHECK(display_col("ab", 5) == 5);         // past the end: one column per byte
   CHECK(expand_tabs("\ta\tb") == "    a   b");
   CHECK(expand_tabs("\xc3\xa9\tx") == "\xc3\xa9   x");
+  CHECK(expand_tabs("a\x1b[2Jb\x7f") == "a?[2Jb?");  // control bytes never reach the terminal
 }
 
 TEST_CASE("render: the span is underlined and the caret sits at the wrong part") {
