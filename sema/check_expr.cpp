@@ -405,8 +405,9 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       return types_.poison();
     }
     if (rt->is_nullable()) {
-      error(DiagCode::E213, at(callee.span), "method `" + m + "` called through a possibly-nil " + type_name(rt) +
-                                                 ": check it against nil first");
+      error(DiagCode::E213, point_of(callee), "method `" + m + "` called through a possibly-nil " + type_name(rt) +
+                                                  ": check it against nil first")
+          .with_span(callee.span);
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
@@ -819,8 +820,9 @@ const Type* Checker::check_member(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   if (t->is_poison()) return t;
   if (t->is_nullable() || t->kind == TypeKind::Nil) {
-    error(DiagCode::E213, at(e.span), "field `" + e.text + "` read through a possibly-nil " + type_name(t) +
-                                          ": check it against nil first");
+    error(DiagCode::E213, point_of(e), "field `" + e.text + "` read through a possibly-nil " + type_name(t) +
+                                           ": check it against nil first")
+        .with_span(e.span);
     return types_.poison();
   }
   if (t->kind != TypeKind::Class) {
