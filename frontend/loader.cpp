@@ -40,6 +40,13 @@ bool read_file(const std::string& path, std::string& out, std::string& err) {
 
 bool is_wo(const fs::path& p) { return p.extension() == ".wo"; }
 
+// `x_test.wo`: read only by `woc test`, and only in the program's own tree
+// (never in a dependency), as Go does with _test.go files.
+bool is_test_file(const fs::path& p) {
+  std::string n = p.filename().string();
+  return n.size() > 8 && n.compare(n.size() - 8, 8, "_test.wo") == 0;
+}
+
 // "billing/tax" for <root>/billing/tax; "" for the root itself.
 std::string module_name(const fs::path& dir, const fs::path& root) {
   fs::path rel = dir.lexically_relative(root);
@@ -66,7 +73,8 @@ ast::Ptr<ast::File> add_and_parse(const std::string& path, std::string text, con
 // Directories in `skip` (path dependencies kept inside the project) are left
 // to their own collect.
 bool collect(const fs::path& root, const std::string& prefix, const std::vector<fs::path>& skip,
-             std::map<std::string, std::vector<std::string>>& modules, std::string& io_error) {
+             std::map<std::string, std::vector<std::string>>& modules, std::string& io_error,
+             bool with_tests = false) {
   std::error_code ec;
   auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
@@ -84,6 +92,7 @@ bool collect(const fs::path& root, const std::string& prefix, const std::vector<
       continue;
     }
     if (!e.is_regular_file(ec) || !is_wo(e.path())) continue;
+    if (is_test_file(e.path()) && !with_tests) continue;
     std::string mod = module_name(e.path().parent_path(), root);
     if (!prefix.empty()) mod = mod.empty() ? prefix : prefix + "/" + mod;
     modules[mod].push_back((root / e.path().lexically_relative(root)).string());
@@ -233,14 +242,22 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     res.program.library = project.library;
     std::vector<fs::path> dep_dirs;
     for (const ResolvedDep& d : project.deps) dep_dirs.emplace_back(d.dir);
-    if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error)) return res;
+    if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error, opts.with_tests)) return res;
     // A directory without a single .wo file is a wrong path, not a program
     // with no `fn main` (that message would name no file): exit 2.
     bool any = false;
     for (const auto& [mod, files] : modules) any = any || !files.empty();
     if (!any) {
-      res.io_error = "'" + path + "' holds no .wo files: a program directory needs at least one " +
-                     "(e.g. main.wo with `fn main()`), or pass a .wo file";
+      std::map<std::string, std::vector<std::string>> with_tests;
+      std::string ignored;
+      bool tests_only = !opts.with_tests && collect(fs::path(path), "", dep_dirs, with_tests, ignored, true);
+      bool found = false;
+      for (const auto& [mod, files] : with_tests) found = found || !files.empty();
+      res.io_error = tests_only && found
+                         ? "'" + path + "' holds only test files (*_test.wo): run them with `woc test " + path +
+                               "`, or add a .wo file with `fn main()`"
+                         : "'" + path + "' holds no .wo files: a program directory needs at least one " +
+                               "(e.g. main.wo with `fn main()`), or pass a .wo file";
       return res;
     }
     for (const ResolvedDep& d : project.deps)

@@ -273,6 +273,12 @@ int64_t wo_float_cmp(double a, double b);
 int64_t wo_text_len(WoText* t);
 int64_t wo_words(WoText* t);
 int64_t wo_byte_at(WoText* t, int64_t i, const WoSite* site);
+// assert / assert_eq (runtime/src/assert.cpp): a failed check traps EXPLICIT (8).
+void wo_assert(bool cond, WoText* msg, const WoSite* site);
+void wo_assert_eq_bool(bool a, bool b, const WoSite* site);
+void wo_assert_eq_int(int64_t a, int64_t b, const WoSite* site);
+void wo_assert_eq_float(double a, double b, const WoSite* site);
+void wo_assert_eq_text(WoText* a, WoText* b, const WoSite* site);
 WoText* wo_char_of(int64_t b);
 WoText* wo_substr(WoText* t, int64_t start, int64_t count);
 WoText* wo_trim(WoText* t);

@@ -44,6 +44,8 @@ expect error-format-json 1 '^\{"file":".*","line":2,"col":9,"severity":"error","
 expect count-line 1 '^1 error$' -- "$woc" check "$tmp/bad.wo"
 mkdir -p "$tmp/nowo"
 expect no-wo-files 2 "^woc: '.*nowo' holds no .wo files" -- "$woc" run "$tmp/nowo"
+mkdir -p "$tmp/onlytests" && printf 'fn test_a() {\n}\n' >"$tmp/onlytests/a_test.wo"
+expect only-test-files 2 "^woc: '.*onlytests' holds only test files \(\*_test.wo\): run them with \`woc test" -- "$woc" build "$tmp/onlytests" -o "$tmp/x"
 expect run-status 7 '^args 2$' -- "$woc" run "$tmp/ok.wo" -- a b
 expect define-flag 7 '^loud$' -- "$woc" run -D loud "$tmp/ok.wo"
 expect define-flag-joined 7 '^loud$' -- "$woc" run -Dloud "$tmp/ok.wo"

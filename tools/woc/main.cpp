@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include "tools/woc/big_stack.h"
+#include "tools/woc/explain_verb.h"
+#include "tools/woc/fmt_verb.h"
+#include "tools/woc/test_verb.h"
 #include "tools/woc/options.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/verbs.h"
@@ -27,6 +30,9 @@ int woc_main(int argc, char** argv) {
     case Verb::Run: return run_verb(opts);
     case Verb::Build: return build_verb(opts);
     case Verb::Check: return check_verb(opts);
+    case Verb::Fmt: return fmt_verb(opts);
+    case Verb::Test: return test_verb(opts);
+    case Verb::Explain: return explain_verb(opts);
     case Verb::None: break;
   }
   return driver_failure("no command given (see woc --help)");

@@ -8,7 +8,7 @@
 
 namespace wo::driver {
 
-enum class Verb { None, Run, Build, Check };
+enum class Verb { None, Run, Build, Check, Fmt, Test, Explain };
 
 struct Options {
   Verb verb = Verb::None;
@@ -23,6 +23,12 @@ struct Options {
   std::string error_format = "human";     // --error-format=human|json
   bool help = false;                      // --help (for `verb`, or general)
   bool version = false;                   // --version
+  // fmt, test, explain (options_tools.cpp)
+  std::vector<std::string> paths;         // fmt: the files/directories (`-`: stdin)
+  bool fmt_check = false;                 // fmt --check: report, do not rewrite
+  std::string filter;                     // test --filter REGEX
+  int jobs = 0;                           // test -j N (0: the number of cores)
+  std::string code;                       // explain: the code asked for ("" = list them)
 };
 
 struct ParseResult {
