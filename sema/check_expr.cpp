@@ -243,7 +243,7 @@ const Type* Checker::check_binary(ast::Expr& e) {
       d.hint("`+` only adds numbers; Text is joined with `..` (`a .. b`), or build it with interpolation: \"${a}${b}\"");
     // Where the operands got the types the message names.
     note_declared(d, *e.lhs);
-    note_declared(d, *e.rhs);
+    if (e.rhs->sym != e.lhs->sym) note_declared(d, *e.rhs);  // `x + x`: one note
     return types_.poison();
   };
   auto int_result = [&]() { return l == r ? l : types_.int_(); };
