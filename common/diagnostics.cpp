@@ -1,9 +1,9 @@
-// The diagnostic collector and renderer (format: spec diagnostics.md §2.1).
+// The diagnostic collector; rendering is in render.cpp.
 #include "common/diagnostics.h"
 
+#include "common/render.h"
+
 #include <algorithm>
-#include <cstring>
-#include <ostream>
 #include <set>
 #include <tuple>
 
@@ -22,29 +22,17 @@ constexpr CodeInfo kCodes[] = {
 #undef DIAG
 };
 
-// True if `line` (1-based) exists in `text`: a file with k line feeds has
-// k + 1 lines (the last possibly empty, e.g. where end of file is reported).
-bool line_exists(const std::string& text, uint32_t line) {
-  if (line == 0) return false;
-  uint32_t lines = 1;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (lines < line) {
-    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-    if (!nl) return false;
-    p = static_cast<const char*>(nl) + 1;
-    ++lines;
-  }
-  return true;
-}
-
 }  // namespace
 
 const char* diag_code_text(DiagCode c) { return kCodes[static_cast<size_t>(c)].text; }
 Severity diag_severity(DiagCode c) { return kCodes[static_cast<size_t>(c)].sev; }
 
 Diagnostic& Diagnostics::report(DiagCode code, Loc loc, std::string message) {
-  list_.push_back(Diagnostic{code, loc, std::move(message), {}});
+  Diagnostic d{};
+  d.code = code;
+  d.loc = loc;
+  d.message = std::move(message);
+  list_.push_back(std::move(d));
   return list_.back();
 }
 
@@ -89,40 +77,17 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
   return uniq;
 }
 
-std::string Diagnostics::format(const Diagnostic& d) const {
-  std::string out;
-  // One site: header, then (if the line can be fetched) the line and a caret.
-  auto site = [&](const Loc& loc, const std::string& indent, const std::string& tail) {
-    const SourceFile* f = loc.file < sm_.size() ? &sm_.get(loc.file) : nullptr;
-    out += indent;
-    out += f ? f->path : std::string("<unknown>");
-    out += ':' + std::to_string(loc.line) + ':' + std::to_string(loc.col) + ": ";
-    out += tail;
-    out += '\n';
-    if (!f || !line_exists(f->text, loc.line)) return;
-    out += indent;
-    out += f->line_text(loc.line);
-    out += '\n';
-    out += indent;
-    out.append(loc.col > 1 ? loc.col - 1 : 0, ' ');
-    out += "^\n";
-  };
-  std::string head = diag_severity(d.code) == Severity::Error ? "error " : "warning ";
-  head += diag_code_text(d.code);
-  head += ": ";
-  head += d.message;
-  site(d.loc, "", head);
-  for (const Related& r : d.related) site(r.loc, "  ", r.label);
-  return out;
-}
+std::string Diagnostics::format(const Diagnostic& d) const { return render_human(d, sm_, false); }
 
-void Diagnostics::render(std::ostream& out) const {
-  bool first = true;
-  for (const Diagnostic& d : sorted()) {
-    if (!first) out << '\n';
-    first = false;
-    out << format(d);
-  }
+void Diagnostics::render(std::ostream& out) const { render_all(sorted(), sm_, out, RenderOptions{}); }
+
+void Diagnostics::render(std::ostream& out, const RenderOptions& opts) const { render_all(sorted(), sm_, out, opts); }
+
+size_t Diagnostics::warning_count() const {
+  size_t n = 0;
+  for (const Diagnostic& d : sorted())
+    if (diag_severity(d.code) == Severity::Warning) ++n;
+  return n;
 }
 
 }  // namespace wo

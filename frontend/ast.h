@@ -103,6 +103,7 @@ struct QueryClause {
 struct Expr {
   ExprKind kind;
   Span span;
+  Span op_span;  // Binary: the operator; Member: the name after the dot (where diagnostics point); else empty
   // ---- filled by sema
   const sema::Type* type = nullptr;
   sema::Symbol* sym = nullptr;  // Name/Member/Call: what the name resolved to
@@ -156,6 +157,7 @@ struct Stmt {
   ExprPtr expr;
   ExprPtr target;                // Assign target
   AssignOp assign_op = AssignOp::Assign;
+  Span op_span;                  // Assign: the `=` / `+=` ... (where a compound-assignment error points)
   Ptr<Block> body;               // If then / While / DoWhile / For / Block / Transaction
   Ptr<Block> else_body;          // If (an `else if` is a Block with one If)
   std::string second_name;       // For k, v: the second variable

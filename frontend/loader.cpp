@@ -246,6 +246,23 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     std::vector<fs::path> dep_dirs;
     for (const ResolvedDep& d : project.deps) dep_dirs.emplace_back(d.dir);
     if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error, opts.with_tests)) return res;
+    // A directory without a single .wo file is a wrong path, not a program
+    // with no `fn main` (that message would name no file): exit 2.
+    bool any = false;
+    for (const auto& [mod, files] : modules) any = any || !files.empty();
+    if (!any) {
+      std::map<std::string, std::vector<std::string>> with_tests;
+      std::string ignored;
+      bool tests_only = !opts.with_tests && collect(fs::path(path), "", dep_dirs, with_tests, ignored, true);
+      bool found = false;
+      for (const auto& [mod, files] : with_tests) found = found || !files.empty();
+      res.io_error = tests_only && found
+                         ? "'" + path + "' holds only test files (*_test.wo): run them with `woc test " + path +
+                               "`, or add a .wo file with `fn main()`"
+                         : "'" + path + "' holds no .wo files: a program directory needs at least one " +
+                               "(e.g. main.wo with `fn main()`), or pass a .wo file";
+      return res;
+    }
     for (const ResolvedDep& d : project.deps)
       if (!collect(fs::path(d.dir), d.name, {}, modules, res.io_error)) return res;
   } else {

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "common/diagnostics.h"
+#include "common/suggest.h"
 #include "frontend/nesting.h"
 #include "parser.gen.hpp"
 
@@ -593,14 +594,25 @@ TokenFeed::TokenFeed(std::vector<Token> toks, bool expr_mode) : toks_(std::move(
 
 void TokenFeed::track(const PTok& t) {
   closed_container_ = false;
+  bool first_on_line = false;
+  if (!t.virt && t.span.begin.line != line_) {
+    line_ = t.span.begin.line;
+    line_indent_ = t.span.begin.col;
+    first_on_line = true;
+  }
   switch (t.kind) {
     case T::LBRACE: case T::HBLOCK: case T::LPAREN: case T::LBRACKET:
-      open_.push_back(Open{open_class(t.kind), t.span.begin.offset, false});
+      open_.push_back(Open{open_class(t.kind), t.span.begin.offset, false, t.span.begin, line_indent_});
       break;
     case T::RBRACE: case T::RPAREN: case T::RBRACKET: {
       int c = open_class(t.kind);
       for (size_t j = open_.size(); j-- > 0;) {
         if (open_[j].kind == c) {
+          if (c == T::LBRACE && first_on_line && !misindented_ && t.span.begin.col != open_[j].indent) {
+            misindented_ = true;
+            misindented_open_ = open_[j].loc;
+            misindented_close_ = t.span.begin;
+          }
           for (size_t k = j; k < open_.size(); ++k)
             if (open_[k].container) closed_container_ = true;
           open_.resize(j);
@@ -624,6 +636,21 @@ PTok TokenFeed::raw() {
   if (pos_ + 1 < out_.size()) ++pos_;
   track(t);
   return t;
+}
+
+bool TokenFeed::open_brace(Loc& at) const {
+  for (size_t j = open_.size(); j-- > 0;)
+    if (open_[j].kind == T::LBRACE) {
+      at = open_[j].loc;
+      return true;
+    }
+  return false;
+}
+
+bool TokenFeed::misindented_brace(Loc& open, Loc& close) const {
+  open = misindented_open_;
+  close = misindented_close_;
+  return misindented_;
 }
 
 void TokenFeed::mark_container(uint32_t offset) {
@@ -812,6 +839,47 @@ std::string describe_got(const PTok& la) {
 
 }  // namespace
 
+// Targeted help for a syntax error (docs/decisions/0040): a keyword of
+// another language, `&&` / `||`, `=` where a condition ends, a `{` left open
+// at end of file.
+static void syntax_help(Diagnostic& d, const PTok& la, const PTok& pv, const std::vector<int>& expected,
+                        const TokenFeed& feed) {
+  auto ident = [](const PTok& t) -> const Token* { return t.kind == T::IDENT && !t.virt && t.tok ? t.tok : nullptr; };
+  for (const PTok* t : {&la, &pv}) {
+    const Token* w = ident(*t);
+    if (!w || (t == &pv && w->loc.line != la.span.begin.line)) continue;
+    if (const ForeignWord* f = foreign_word(w->text, ForeignWord::Keyword)) {
+      d.hint("`" + w->text + "` is not a .wo keyword: " + foreign_help(*f));
+      return;
+    }
+  }
+  bool glued = !pv.virt && pv.span.begin.offset + 1 == la.span.begin.offset;
+  if (la.kind == T::AMP && pv.kind == T::AMP && glued) {
+    d.hint("`&&` is written `and` in .wo: `a and b` (also `or`, `not`)");
+    return;
+  }
+  if (la.kind == T::PIPE && pv.kind == T::PIPE && glued) {
+    d.hint("`||` is written `or` in .wo: `a or b` (also `and`, `not`)");
+    return;
+  }
+  if (la.kind == T::ASSIGN && std::find(expected.begin(), expected.end(), int(SK::S_LBRACE)) != expected.end()) {
+    d.hint("`=` assigns; to compare in a condition, write `==`");
+    return;
+  }
+  if (la.kind == T::CONST && std::find(expected.begin(), expected.end(), int(SK::S_LET)) != expected.end()) {
+    d.hint("`const` declares a module-level constant; inside a function, write `let`");
+    return;
+  }
+  if (la.kind == T::END) {
+    Loc open, close;
+    if (feed.misindented_brace(open, close))
+      d.note(open, "is the `}` of this `{` missing? The `}` on line " + std::to_string(close.line) +
+                       " is indented like an outer block");
+    else if (feed.open_brace(open))
+      d.note(open, "this `{` is never closed");
+  }
+}
+
 void ParseCtx::syntax_error(int symbol_kind, const std::vector<int>& expected) {
   (void)symbol_kind;
   feed.begin_recovery();
@@ -829,7 +897,8 @@ void ParseCtx::syntax_error(int symbol_kind, const std::vector<int>& expected) {
   // at its operand (the parser never reduced the word to a name).
   const PTok& pv = feed.prev();
   if (pv.kind == T::IDENT && !pv.virt && pv.tok && pv.tok->loc.line == at.line && rejected(pv.tok, "expression")) return;
-  diags.error(DiagCode::E101, at, "expected " + describe_expected(expected) + ", got " + describe_got(la));
+  Diagnostic& d = diags.error(DiagCode::E101, at, "expected " + describe_expected(expected) + ", got " + describe_got(la));
+  syntax_help(d, la, pv, expected, feed);
 }
 
 bool ParseCtx::rejected(const Token* t, const char* where) {
@@ -850,9 +919,10 @@ Ptr<TypeExpr> ParseCtx::type(TypeExpr::Kind k, const Span& s, std::string name) 
   return t;
 }
 
-ExprPtr ParseCtx::binary(BinaryOp op, ExprPtr l, ExprPtr r, const Span& s) {
+ExprPtr ParseCtx::binary(BinaryOp op, ExprPtr l, ExprPtr r, const Span& s, const Span& op_span) {
   auto e = mk(ExprKind::Binary, s);
   e->binary_op = op;
+  e->op_span = op_span;
   e->lhs = std::move(l);
   e->rhs = std::move(r);
   return e;
@@ -964,7 +1034,7 @@ ExprPtr ParseCtx::text(const Token* t, const Span& s) {
   }
   if (parts.empty()) return mk(ExprKind::TextLit, s);
   ExprPtr acc = std::move(parts[0]);
-  for (size_t i = 1; i < parts.size(); ++i) acc = binary(BinaryOp::Concat, std::move(acc), std::move(parts[i]), s);
+  for (size_t i = 1; i < parts.size(); ++i) acc = binary(BinaryOp::Concat, std::move(acc), std::move(parts[i]), s, Span{});
   return acc;
 }
 
@@ -979,6 +1049,7 @@ ExprPtr ParseCtx::member(ExprPtr lhs, const Token* n, const Span& s) {
   auto e = mk(ExprKind::Member, s);
   e->lhs = std::move(lhs);
   e->text = word(n);
+  e->op_span = sp(n);
   return e;
 }
 

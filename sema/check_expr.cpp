@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "common/suggest.h"
 #include "sema/checker.h"
 
 namespace wo::sema {
@@ -151,7 +152,7 @@ const Type* Checker::check_name(ast::Expr& e) {
     error(DiagCode::E403, at(e.span), "`" + e.text + "` is a type, not a value");
     return types_.poison();
   }
-  error(DiagCode::E403, at(e.span), "unknown name `" + e.text + "`");
+  error(DiagCode::E403, at(e.span), "unknown name `" + e.text + "`").with_span(e.span).hint(name_help(e.text, false));
   return types_.poison();
 }
 
@@ -201,29 +202,31 @@ const Type* Checker::check_binary(ast::Expr& e) {
     r = check_expr(*e.rhs, l);
   }
   std::string sp = std::string("`") + ast::binary_op_spelling(op) + "`";
+  // The caret goes to the operator, the whole expression is underlined.
+  auto err = [&](DiagCode c, std::string msg) -> Diagnostic& { return error(c, point_of(e), std::move(msg)).with_span(e.span); };
   if (op == Op::Eq || op == Op::Ne) {
     // The nil test, and comparisons of a ?T with a T or with another ?T.
     if (l->kind == TypeKind::Nil || r->kind == TypeKind::Nil) {
       const Type* other = l->kind == TypeKind::Nil ? r : l;
       if (!other->is_nullable() && other->kind != TypeKind::Nil && !other->is_poison())
-        error(DiagCode::E201, at(e.span), "only a nullable value can be compared with nil, found " + type_name(other));
+        err(DiagCode::E201, "only a nullable value can be compared with nil, found " + type_name(other));
       return types_.bool_();
     }
     if (l->is_nullable() || r->is_nullable()) {
       if (!l->is_poison() && !r->is_poison() && !assignable(l->base(), r->base()) && !assignable(r->base(), l->base()))
-        error(DiagCode::E201, at(e.span), sp + " compares " + type_name(l) + " with " + type_name(r));
+        err(DiagCode::E201, sp + " compares " + type_name(l) + " with " + type_name(r));
       return types_.bool_();
     }
     if (l->kind == TypeKind::Class && l->cls->is_table && l == r) return types_.bool_();  // row identity
     if (l->kind == TypeKind::Union || r->kind == TypeKind::Union) {
       if (l != r && !l->is_poison() && !r->is_poison())
-        error(DiagCode::E201, at(e.span), sp + " compares values of two different types: " + type_name(l) + " and " + type_name(r));
+        err(DiagCode::E201, sp + " compares values of two different types: " + type_name(l) + " and " + type_name(r));
       return types_.bool_();
     }
   }
   if ((l->is_nullable() || l->kind == TypeKind::Nil || r->is_nullable() || r->kind == TypeKind::Nil) &&
       !l->is_poison() && !r->is_poison()) {
-    error(DiagCode::E211, at(e.span), sp + " on a possibly-nil value (" + type_name(l->is_nullable() || l->kind == TypeKind::Nil ? l : r) +
+    err(DiagCode::E211, sp + " on a possibly-nil value (" + type_name(l->is_nullable() || l->kind == TypeKind::Nil ? l : r) +
                                           "): check it against nil first");
     if (op == Op::Or || op == Op::And || (op >= Op::Eq && op <= Op::Ge)) return types_.bool_();
     if (op == Op::Concat) return types_.text();
@@ -235,7 +238,12 @@ const Type* Checker::check_binary(ast::Expr& e) {
     return types_.poison();
   }
   auto fail = [&](const std::string& need) {
-    error(DiagCode::E201, at(e.span), sp + " needs " + need + ", found " + type_name(l) + " and " + type_name(r));
+    Diagnostic& d = err(DiagCode::E201, sp + " needs " + need + ", found " + type_name(l) + " and " + type_name(r));
+    if (op == Op::Add && (l->kind == TypeKind::Text || r->kind == TypeKind::Text))
+      d.hint("`+` only adds numbers; Text is joined with `..` (`a .. b`), or build it with interpolation: \"${a}${b}\"");
+    // Where the operands got the types the message names.
+    note_declared(d, *e.lhs);
+    if (e.rhs->sym != e.lhs->sym) note_declared(d, *e.rhs);  // `x + x`: one note
     return types_.poison();
   };
   auto int_result = [&]() { return l == r ? l : types_.int_(); };
@@ -324,7 +332,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       error(DiagCode::E403, at(callee.span), "`" + n + "` is a class: build one with `" + n + " { ... }`");
       return types_.poison();
     }
-    error(DiagCode::E403, at(callee.span), "unknown function `" + n + "`");
+    error(DiagCode::E403, at(callee.span), "unknown function `" + n + "`").with_span(callee.span).hint(name_help(n, true));
     return types_.poison();
   }
   if (callee.kind == ast::ExprKind::Member) {
@@ -337,7 +345,9 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         if (u->stdlib) {
           if (!is_ns_member(u->path, m)) {
             for (auto& a : e.args) check_expr(*a);
-            error(DiagCode::E406, at(callee.span), "the standard-library namespace `" + u->path + "` has no member `" + m + "`");
+            error(DiagCode::E406, point_of(callee), "the standard-library namespace `" + u->path + "` has no member `" + m + "`")
+                .with_span(callee.span)
+                .hint(ns_member_help(u->path, m));
             return types_.poison();
           }
           if (u->path == "json" && m == "decode" && !as_target_) {
@@ -353,7 +363,13 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         auto it = mod.fns.find(m);
         if (it == mod.fns.end()) {
           for (auto& a : e.args) check_expr(*a);
-          error(DiagCode::E403, at(callee.span), "module `" + u->path + "` has no fn `" + m + "`");
+          std::vector<std::string> fns;
+          for (auto& [fname, f] : mod.fns)
+            if (f->decl->is_pub) fns.push_back(fname);
+          std::string best = closest_name(m, fns);
+          error(DiagCode::E403, point_of(callee), "module `" + u->path + "` has no fn `" + m + "`")
+              .with_span(callee.span)
+              .hint(best.empty() ? "" : "did you mean `" + best + "`?");
           return types_.poison();
         }
         if (!it->second->decl->is_pub)
@@ -367,7 +383,8 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       if (ClassInfo* cls = find_class(recv.text)) {
         FnInfo* fn = cls->method(m);
         if (!fn) {
-          error(DiagCode::E403, at(callee.span), "class `" + cls->name + "` has no static fn `" + m + "`");
+          error(DiagCode::E403, point_of(callee), "class `" + cls->name + "` has no static fn `" + m + "`")
+              .with_span(callee.span);
           for (auto& a : e.args) check_expr(*a);
           return types_.poison();
         }
@@ -388,8 +405,9 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       return types_.poison();
     }
     if (rt->is_nullable()) {
-      error(DiagCode::E213, at(callee.span), "method `" + m + "` called through a possibly-nil " + type_name(rt) +
-                                                 ": check it against nil first");
+      error(DiagCode::E213, point_of(callee), "method `" + m + "` called through a possibly-nil " + type_name(rt) +
+                                                  ": check it against nil first")
+          .with_span(callee.span);
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
@@ -400,7 +418,7 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
         // `v.m(args)` rewritten to `m(v, args)` (language.md §5.5): the receiver is argument 1.
         e.sym = ext->sym.get();
         if (e.args.size() + 1 != ext->params.size()) {
-          error(DiagCode::E403, at(e.span), "`" + m + "` takes " + std::to_string(ext->params.size() - 1) +
+          error(DiagCode::E403, arity_at(e, ext->params.size() - 1), "`" + m + "` takes " + std::to_string(ext->params.size() - 1) +
                                                 " argument(s) after the receiver, but " + std::to_string(e.args.size()) + " were given");
           for (auto& a : e.args) check_expr(*a);
           return ext->ret;
@@ -417,15 +435,18 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
       }
     }
     if (rt->kind != TypeKind::Class) {
-      error(DiagCode::E403, at(callee.span), "a value of type " + type_name(rt) + " has no method `" + m + "`");
+      error(DiagCode::E403, point_of(callee), "a value of type " + type_name(rt) + " has no method `" + m + "`")
+          .with_span(callee.span);
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
     FnInfo* fn = rt->cls->method(m);
     if (!fn || fn->is_static) {
-      error(DiagCode::E403, at(callee.span),
+      error(DiagCode::E403, point_of(callee),
             fn ? "`" + m + "` is a static fn: call it as `" + rt->cls->name + "." + m + "(...)`"
-               : "class `" + rt->cls->name + "` has no method `" + m + "`");
+               : "class `" + rt->cls->name + "` has no method `" + m + "`")
+          .with_span(callee.span)
+          .hint(fn ? "" : method_help(*rt->cls, m));
       for (auto& a : e.args) check_expr(*a);
       return types_.poison();
     }
@@ -565,14 +586,14 @@ const Type* Checker::check_iface_call(ast::Expr& e, const Type* recv) {
   const std::string& m = e.lhs->text;
   int idx = i.method_index(m);
   if (idx < 0) {
-    error(DiagCode::E403, at(e.lhs->span), "interface `" + i.name + "` has no method `" + m + "`");
+    error(DiagCode::E403, point_of(*e.lhs), "interface `" + i.name + "` has no method `" + m + "`").with_span(e.lhs->span);
     for (auto& a : e.args) check_expr(*a);
     return types_.poison();
   }
   IfaceMethodInfo& mi = i.methods[idx];
   e.sym = mi.sym.get();
   if (e.args.size() != mi.params.size()) {
-    error(DiagCode::E403, at(e.span), "`" + m + "` takes " + std::to_string(mi.params.size()) + " argument(s), but " +
+    error(DiagCode::E403, arity_at(e, mi.params.size()), "`" + m + "` takes " + std::to_string(mi.params.size()) + " argument(s), but " +
                                           std::to_string(e.args.size()) + " were given");
     for (auto& a : e.args) check_expr(*a);
     return mi.ret;
@@ -585,15 +606,23 @@ const Type* Checker::check_iface_call(ast::Expr& e, const Type* recv) {
 
 const Type* Checker::check_user_call(ast::Expr& e, FnInfo& fn) {
   if (e.args.size() != fn.params.size()) {
-    error(DiagCode::E403, at(e.span), "`" + fn.name + "` takes " + std::to_string(fn.params.size()) +
-                                          " argument(s), but " + std::to_string(e.args.size()) + " were given");
+    Diagnostic& d = error(DiagCode::E403, arity_at(e, fn.params.size()), "`" + fn.name + "` takes " + std::to_string(fn.params.size()) +
+                                          " argument(s), but " + std::to_string(e.args.size()) + " were given")
+                        .with_span(e.span);
+    if (fn.decl) d.note(fn.decl->sig.span.begin, "`" + fn.name + "` declared here");
     for (auto& a : e.args) check_expr(*a);
     return fn.ret;
   }
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* want = fn.params[i]->type;
     const Type* got = check_expr(*e.args[i], want);
-    check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg);
+    size_t before = diags_.all().size();
+    if (!check_flow(want, got, at(e.args[i]->span), "argument " + std::to_string(i + 1) + " of `" + fn.name + "`", Flow::Arg) &&
+        diags_.all().size() > before) {
+      // The argument underlined, and the parameter it was meant for.
+      Diagnostic& d = diags_.last().with_span(e.args[i]->span);
+      if (fn.params[i]->loc.line) d.note(fn.params[i]->loc, "parameter `" + fn.params[i]->name + "` declared here as " + type_name(want));
+    }
     if (fn.params[i]->conv == ast::ParamConv::Mut)
       refuse_row_copy_change(*e.args[i], "passing it to `mut` parameter `" + fn.params[i]->name + "`");
   }
@@ -738,12 +767,32 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     size_t want = 0;
     for (auto& b : table)
       if (b.ns == ns && b.name == name) want = b.params.size();
-    error(DiagCode::E209, at(e.span), "builtin `" + shown + "` takes " + std::to_string(want) + " argument(s), but " +
+    error(DiagCode::E209, arity_at(e, want), "builtin `" + shown + "` takes " + std::to_string(want) + " argument(s), but " +
                                           std::to_string(args.size()) + " were given");
   } else {
     std::string got;
     for (auto* a : args) got += (got.empty() ? "" : ", ") + type_name(a);
-    error(DiagCode::E209, at(e.span), "builtin `" + shown + "` cannot take (" + got + ")");
+    // The caret goes to the first argument no overload of this arity accepts.
+    size_t bad = args.size();
+    for (size_t i = 0; i < args.size() && bad == args.size(); ++i) {
+      bool any = false;
+      for (const BuiltinSig& b : table)
+        if (b.ns == ns && b.name == name && b.params.size() == args.size()) any = any || fits(b.params[i], args[i], c0);
+      if (!any) bad = i;
+    }
+    Diagnostic& d = bad < args.size()
+                        ? error(DiagCode::E209, at(e.args[bad]->span), "builtin `" + shown + "` cannot take (" + got + ")")
+                              .with_span(e.args[bad]->span)
+                        : error(DiagCode::E209, at(e.span), "builtin `" + shown + "` cannot take (" + got + ")");
+    if (ns.empty() && name == "print_int" && args.size() == 1 && args[0]->base()->kind == TypeKind::Text)
+      d.hint("`print_int` prints an Int; Text is printed with `print(x)`");
+    if (ns.empty() && (name == "print" || name == "print_err") && args.size() == 1) {
+      const Type* a = args[0]->base();
+      if (a->is_int_like() && name == "print")
+        d.hint("`print` takes Text: use `print_int(x)` for an Int, or interpolate: `print(\"${x}\")`");
+      else if (a->is_int_like() || a->kind == TypeKind::Float || a->kind == TypeKind::Bool)
+        d.hint("`" + name + "` takes Text: interpolate the value, e.g. `" + name + "(\"${x}\")`");
+    }
   }
   return types_.poison();
 }
@@ -776,17 +825,20 @@ const Type* Checker::check_member(ast::Expr& e) {
   const Type* t = check_expr(*e.lhs);
   if (t->is_poison()) return t;
   if (t->is_nullable() || t->kind == TypeKind::Nil) {
-    error(DiagCode::E213, at(e.span), "field `" + e.text + "` read through a possibly-nil " + type_name(t) +
-                                          ": check it against nil first");
+    error(DiagCode::E213, point_of(e), "field `" + e.text + "` read through a possibly-nil " + type_name(t) +
+                                           ": check it against nil first")
+        .with_span(e.span);
     return types_.poison();
   }
   if (t->kind != TypeKind::Class) {
-    error(DiagCode::E403, at(e.span), "a value of type " + type_name(t) + " has no field `" + e.text + "`");
+    error(DiagCode::E403, point_of(e), "a value of type " + type_name(t) + " has no field `" + e.text + "`").with_span(e.span);
     return types_.poison();
   }
   const FieldInfo* f = t->cls->field(e.text);
   if (!f) {
-    error(DiagCode::E202, at(e.span), "`" + t->cls->name + "` has no field `" + e.text + "`");
+    error(DiagCode::E202, point_of(e), "`" + t->cls->name + "` has no field `" + e.text + "`")
+        .with_span(e.span)
+        .hint(field_help(*t->cls, e.text));
     return types_.poison();
   }
   e.sym = f->sym.get();
@@ -881,7 +933,12 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
   if (!cls) cls = resolve_ctor_class(e.text, at(e.span));
   if (!cls || cls->predeclared) {
     for (auto& f : e.fields) check_expr(*f.value);
-    error(DiagCode::E207, at(e.span), "unknown type `" + e.text + "` in constructor literal");
+    std::vector<std::string> classes;
+    for (auto& [n, c] : classes_by_name_) classes.push_back(n);
+    std::string best = closest_name(e.text, classes);
+    error(DiagCode::E207, at(e.span), "unknown type `" + e.text + "` in constructor literal")
+        .with_span(Span{at(e.span), static_cast<uint32_t>(e.text.size())})
+        .hint(best.empty() ? "" : "did you mean `" + best + "`?");
     return types_.poison();
   }
   e.sym = cls->sym.get();
@@ -894,7 +951,9 @@ const Type* Checker::check_ctor(ast::Expr& e, const Type* expected) {
   for (auto& f : e.fields) {
     const FieldInfo* fi = cls->field(f.name);
     if (!fi) {
-      error(DiagCode::E202, at(f.name_span), "`" + cls->name + "` has no field `" + f.name + "`");
+      error(DiagCode::E202, at(f.name_span), "`" + cls->name + "` has no field `" + f.name + "`")
+          .with_span(f.name_span)
+          .hint(field_help(*cls, f.name));
       check_expr(*f.value);
       continue;
     }

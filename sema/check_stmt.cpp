@@ -261,9 +261,14 @@ void Checker::check_assign(ast::Stmt& s) {
   }
   tt = read;
   bool ok = (tt->is_int_like() && vt->is_int_like()) || (tt->kind == TypeKind::Float && vt->kind == TypeKind::Float);
-  if (!ok && !vt->is_poison())
-    error(DiagCode::E201, at(s.span), "compound assignment needs two Int or two Float operands, found " +
-                                          type_name(tt) + " and " + type_name(vt));
+  if (!ok && !vt->is_poison()) {
+    Diagnostic& d = error(DiagCode::E201, s.op_span.len ? s.op_span.begin : at(s.span),
+                          "compound assignment needs two Int or two Float operands, found " + type_name(tt) + " and " +
+                              type_name(vt))
+                        .with_span(s.span);
+    if (s.assign_op == ast::AssignOp::Add && (tt->kind == TypeKind::Text || vt->kind == TypeKind::Text))
+      d.hint("`+=` only adds numbers; Text is extended with `..`: `s = s .. t`");
+  }
 }
 
 void Checker::check_stmt(ast::Stmt& s) {

@@ -143,6 +143,21 @@ class Checker {
   FnInfo* find_fn(const std::string& name);
 
   Diagnostic& error(DiagCode c, Loc loc, std::string msg) { return diags_.error(c, loc, std::move(msg)); }
+  // Where a diagnostic about `e` points: its operator or member name when the
+  // parser recorded one (ast::Expr::op_span), else its start.
+  static Loc point_of(const ast::Expr& e) { return e.op_span.len ? e.op_span.begin : e.span.begin; }
+  // An arity error points at the first extra argument, or at the call when some are missing.
+  static Loc arity_at(const ast::Expr& call, size_t want) {
+    return want < call.args.size() ? call.args[want]->span.begin : call.span.begin;
+  }
+
+  // ---- did you mean, missing `use`, declared here (suggestions.cpp); "" = no help
+  std::string name_help(const std::string& name, bool callee);
+  std::string field_help(const ClassInfo& cls, const std::string& name);
+  std::string method_help(const ClassInfo& cls, const std::string& name);
+  std::string type_help(const std::string& name);
+  std::string ns_member_help(const std::string& ns, const std::string& name);
+  void note_declared(Diagnostic& d, const ast::Expr& operand);
   const Type* mismatch(Loc loc, const std::string& what, const Type* want, const Type* got);
 
   ast::Program& prog_;

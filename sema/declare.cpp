@@ -358,7 +358,7 @@ const Type* Checker::resolve_type(const ast::TypeExpr* t) {
       return types_.poison();
     }
     if (n == "Bytes") return types_.bytes();
-    error(DiagCode::E225, loc, "unknown type name `" + n + "`");
+    error(DiagCode::E225, loc, "unknown type name `" + n + "`").with_span(Span{loc, static_cast<uint32_t>(n.size())}).hint(type_help(n));
     return types_.poison();
   };
   switch (t->kind) {
@@ -442,8 +442,10 @@ void Checker::resolve_class_fields(ClassInfo& cls) {
     f.type = resolve_type(d.type.get());
     table_field_type_ = false;
     if (d.optional_marker) f.type = types_.nullable(f.type);
-    if (!seen.insert(d.name).second)
-      error(DiagCode::E215, at(d.span), "field `" + d.name + "` is declared twice in `" + cls.name + "`");
+    if (!seen.insert(d.name).second) {
+      Diagnostic& dup = error(DiagCode::E215, at(d.span), "field `" + d.name + "` is declared twice in `" + cls.name + "`");
+      if (const FieldInfo* first = cls.field(d.name); first && first->sym) dup.note(first->sym->loc, "first declared here");
+    }
     f.sym = std::make_unique<Symbol>(Symbol{SymKind::Field, d.name, f.type});
     f.sym->cls = &cls;
     f.sym->field_index = (int)cls.fields.size();

@@ -33,8 +33,19 @@ expect unreadable 2 "^woc: cannot read" -- "$woc" check "$tmp/nope.wo"
 expect build-needs-o 2 '^woc: build needs -o' -- "$woc" build "$tmp/ok.wo"
 expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
 expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"
-expect caret 1 '^  \^$' -- "$woc" check "$tmp/bad.wo"
+expect caret 1 '^        \^$' -- "$woc" check "$tmp/bad.wo"
 expect check-ok 0 '' -- "$woc" check "$tmp/ok.wo"
+# How diagnostics are shown (docs/decisions/0040; the full texts: tests/diag).
+expect help-color 0 '--color=WHEN' -- "$woc" check --help
+expect color-bad-value 2 '^woc: --color: unknown value `blue`' -- "$woc" check --color=blue "$tmp/bad.wo"
+expect color-missing 2 '^woc: --color needs never, always or auto' -- "$woc" check "$tmp/bad.wo" --color
+expect error-format-bad 2 '^woc: --error-format: unknown value `xml`' -- "$woc" check --error-format=xml "$tmp/bad.wo"
+expect error-format-json 1 '^\{"file":".*","line":2,"col":9,"severity":"error","code":"WO-E209",' -- "$woc" check --error-format json "$tmp/bad.wo"
+expect count-line 1 '^1 error$' -- "$woc" check "$tmp/bad.wo"
+mkdir -p "$tmp/nowo"
+expect no-wo-files 2 "^woc: '.*nowo' holds no .wo files" -- "$woc" run "$tmp/nowo"
+mkdir -p "$tmp/onlytests" && printf 'fn test_a() {\n}\n' >"$tmp/onlytests/a_test.wo"
+expect only-test-files 2 "^woc: '.*onlytests' holds only test files \(\*_test.wo\): run them with \`woc test" -- "$woc" build "$tmp/onlytests" -o "$tmp/x"
 expect run-status 7 '^args 2$' -- "$woc" run "$tmp/ok.wo" -- a b
 expect define-flag 7 '^loud$' -- "$woc" run -D loud "$tmp/ok.wo"
 expect define-flag-joined 7 '^loud$' -- "$woc" run -Dloud "$tmp/ok.wo"

@@ -718,8 +718,9 @@ TEST_CASE("diagnostics: one diagnostic, caret under a tab-containing line") {
   CHECK(d.error_count() == 1);
   CHECK(d.format(d.all()[0]) ==
         "shop/main.wo:2:16: error WO-E001: unknown character `$`\n"
-        "\tlet cost = 12 $ 3\n"
-        "               ^\n");
+        "    let cost = 12 $ 3\n"    // the tab expanded to the next stop (4)
+        "                  ^\n"
+        "see: woc explain WO-E001\n");
 }
 
 TEST_CASE("diagnostics: related sites, warnings, missing lines") {
@@ -734,21 +735,22 @@ TEST_CASE("diagnostics: related sites, warnings, missing lines") {
         "       ^\n"
         "  shop/main.wo:2:8: `cart` moved here\n"
         "    keep(cart)\n"
-        "         ^\n");
+        "         ^\n"
+        "see: woc explain WO-E301\n");
   Diagnostics w(sm);
   w.report(DiagCode::W202, Loc{0, 1, 1, 0}, "unused use");
   CHECK(!w.has_errors());
   CHECK(w.error_count() == 0);
-  CHECK(w.format(w.all()[0]) == "shop/main.wo:1:1: warning WO-W202: unused use\nfn f() {\n^\n");
+  CHECK(w.format(w.all()[0]) == "shop/main.wo:1:1: warning WO-W202: unused use\nfn f() {\n^\nsee: woc explain WO-W202\n");
   // a line that cannot be fetched: header only
   Diagnostics m(sm);
   m.error(DiagCode::E101, Loc{0, 40, 2, 0}, "x");
   m.error(DiagCode::E101, Loc{7, 1, 1, 0}, "y");
-  CHECK(m.format(m.all()[0]) == "shop/main.wo:40:2: error WO-E101: x\n");
-  CHECK(m.format(m.all()[1]) == "<unknown>:1:1: error WO-E101: y\n");
+  CHECK(m.format(m.all()[0]) == "shop/main.wo:40:2: error WO-E101: x\nsee: woc explain WO-E101\n");
+  CHECK(m.format(m.all()[1]) == "<unknown>:1:1: error WO-E101: y\nsee: woc explain WO-E101\n");
   // end of file after the final line feed: an empty line and a caret
   m.error(DiagCode::E101, Loc{0, 5, 1, 0}, "z");
-  CHECK(m.format(m.all()[2]) == "shop/main.wo:5:1: error WO-E101: z\n\n^\n");
+  CHECK(m.format(m.all()[2]) == "shop/main.wo:5:1: error WO-E101: z\n\n^\nsee: woc explain WO-E101\n");
 }
 
 TEST_CASE("diagnostics: sorting, de-duplication and render") {
@@ -780,10 +782,12 @@ TEST_CASE("diagnostics: sorting, de-duplication and render") {
         "b.wo:1:1: error WO-E101: first\n"
         "one\n"
         "^\n"
+        "see: woc explain WO-E101\n"
         "\n"
         "b.wo:2:2: error WO-E201: second\n"
         "two\n"
-        " ^\n");
+        " ^\n"
+        "see: woc explain WO-E201\n");
 }
 
 TEST_CASE("diagnostics: lexer diagnostics render end to end") {
@@ -795,7 +799,7 @@ TEST_CASE("diagnostics: lexer diagnostics render end to end") {
   d.render(out);
   std::string s = out.str();
   CHECK(s.rfind("m.wo:2:8: error WO-E005: ", 0) == 0);
-  CHECK(s.find("\n\tprint(\"a\n       ^\n") != std::string::npos);
+  CHECK(s.find("\n    print(\"a\n          ^\n") != std::string::npos);
 }
 
 TEST_CASE("source: line_text") {

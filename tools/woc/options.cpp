@@ -31,6 +31,20 @@ bool take_value(std::string_view arg, size_t prefix_len, int argc, char** argv, 
   return !out.empty();
 }
 
+// --color=never|always|auto and --error-format=human|json (how diagnostics
+// are shown); returns a usage error or "".
+std::string diagnostic_option(std::string_view a, int argc, char** argv, int& i, Options& o) {
+  bool color = a.substr(0, 7) == "--color";
+  size_t n = color ? 7 : 14;
+  if (a.size() > n && a[n] != '=') return "unknown option `" + std::string(a) + "` (see woc --help)";
+  std::string& slot = color ? o.color : o.error_format;
+  std::string name(a.substr(0, n));
+  if (!take_value(a, n, argc, argv, i, slot)) return name + (color ? " needs never, always or auto" : " needs human or json");
+  if (color ? (slot != "never" && slot != "always" && slot != "auto") : (slot != "human" && slot != "json"))
+    return name + ": unknown value `" + slot + "` (expected " + (color ? "never, always or auto)" : "human or json)");
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_options(int argc, char** argv) {
@@ -72,6 +86,11 @@ ParseResult parse_options(int argc, char** argv) {
       }
       if (!take_value(a, 11, argc, argv, i, o.emit_llvm)) {
         r.error = "--emit-llvm needs a file name";
+        return r;
+      }
+    } else if (a.substr(0, 7) == "--color" || a.substr(0, 14) == "--error-format") {
+      if (std::string bad = diagnostic_option(a, argc, argv, i, o); !bad.empty()) {
+        r.error = bad;
         return r;
       }
     } else if (int took = parse_tool_flag(a, argc, argv, i, o, r.error); took != 0) {
@@ -123,6 +142,10 @@ std::string help_text(Verb verb) {
       "  -O0 .. -O3        optimisation level (default -O2)\n"
       "  --emit-llvm FILE  also write the optimised LLVM IR to FILE\n"
       "  --update-deps     re-resolve wo.toml git deps, ignoring (and rewriting) wo.lock\n"
+      "  --color=WHEN      colour diagnostics: auto (default: on a terminal, unless\n"
+      "                    NO_COLOR is set), always or never\n"
+      "  --error-format=F  diagnostics as human text (default) or json: one JSON\n"
+      "                    object per line on stderr (docs/decisions/0040)\n"
       "  -h, --help        show this help\n";
   switch (verb) {
     case Verb::Run:

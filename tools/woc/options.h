@@ -19,6 +19,8 @@ struct Options {
   int opt_level = 2;                      // -O0 .. -O3
   std::vector<std::string> program_args;  // run: the arguments after `--`
   bool update_deps = false;               // --update-deps: re-resolve git deps, ignoring wo.lock
+  std::string color = "auto";             // --color=never|always|auto (diagnostics; tools/woc/diag_output.h)
+  std::string error_format = "human";     // --error-format=human|json
   bool help = false;                      // --help (for `verb`, or general)
   bool version = false;                   // --version
   // fmt, test, explain (options_tools.cpp)

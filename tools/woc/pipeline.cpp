@@ -13,6 +13,7 @@
 #include "codegen/codegen.h"
 #include "common/diagnostics.h"
 #include "frontend/loader.h"
+#include "tools/woc/diag_output.h"
 #include "sema/program_info.h"
 #include "sema/sema.h"
 #include "woc_config.h"
@@ -56,7 +57,7 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   std::unique_ptr<sema::ProgramInfo> info;
   if (!diags.has_errors()) info = sema::analyze(loaded.program, diags);
   // Warnings alone are shown and do not stop the build.
-  if (!diags.all().empty()) diags.render(std::cerr);
+  if (!diags.all().empty()) diags.render(std::cerr, render_options(opts));
   if (diags.has_errors()) {
     out.status = 1;
     return out;
