@@ -1,6 +1,7 @@
 // print, print_err, print_int (one line each) and now().
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <string>
@@ -42,9 +43,17 @@ TEST_CASE("print_int: decimal, leading minus, no padding") {
 }
 
 TEST_CASE("now() is wall-clock milliseconds since the epoch") {
-  int64_t before = static_cast<int64_t>(std::time(nullptr)) * 1000;
+  // std::chrono's system clock, not std::time: glibc's time() reads the
+  // coarse clock, which can still be in the previous second when wo_now()
+  // (the precise one) is already in the next.
+  auto wall_ms = [] {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+  };
+  int64_t before = wall_ms();
   int64_t n = wo_now();
-  int64_t after = static_cast<int64_t>(std::time(nullptr)) * 1000 + 1000;
+  int64_t after = wall_ms();
   CHECK(n >= before);
   CHECK(n <= after);
   CHECK(wo_now() >= n);
