@@ -192,6 +192,16 @@ def exchange(work):
     check(c.diagnostics(main_uri) == [], "the fix clears the diagnostics")
     c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 3}, "contentChanges": [{"text": MAIN_FIXED}]})
     check(c.diagnostics(main_uri) == [], "the whole fixed text: still no diagnostics")
+    # A diagnostic with a span covers the whole construct (`n + "a"`, UTF-16
+    # columns 8..15 of line 2) and carries the renderer's help line.
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 4},
+                                        "contentChanges": [{"text": 'fn main() {\n  let n = "x"\n  print(n + "a")\n}\n'}]})
+    d = c.diagnostics(main_uri)
+    check(len(d) == 1 and d[0]["range"] == rng(2, 8, 2, 15), "the span of `n + \"a\"`: %r" % d)
+    check(d and d[0]["code"] == "WO-E201" and "\nhelp: " in d[0]["message"] and "`..`" in d[0]["message"],
+          "the help line travels with the message: %r" % d)
+    c.notify("textDocument/didChange", {"textDocument": {"uri": main_uri, "version": 5}, "contentChanges": [{"text": MAIN_FIXED}]})
+    check(c.diagnostics(main_uri) == [], "fixed again")
 
     td = {"uri": main_uri}
     # --- hover: a local, a field through a receiver, a function, a parameter

@@ -160,11 +160,18 @@ json diagnostics_for(const Document& doc, const Analysis& a) {
                     std::to_string(d.loc.col) + ": " + diag_code_text(d.code) + " " + d.message;
       continue;
     }
-    json j{{"range", range_json(idx, d.loc.offset, extent_end(doc.text, d.loc.offset))},
+    // The construct the renderer underlines when the stage gave one (a
+    // binary expression, a call), else the word at the caret.
+    bool spanned = d.span.len > 0 && d.span.begin.file == d.loc.file;
+    uint32_t from = spanned ? d.span.begin.offset : d.loc.offset;
+    uint32_t to = spanned ? d.span.begin.offset + d.span.len : extent_end(doc.text, d.loc.offset);
+    std::string message = d.message;
+    for (const std::string& h : d.help) message += "\nhelp: " + h;
+    json j{{"range", range_json(idx, from, to)},
            {"severity", error ? 1 : 2},
            {"code", diag_code_text(d.code)},
            {"source", "woc"},
-           {"message", d.message}};
+           {"message", message}};
     json related = json::array();
     for (const Related& r : d.related)
       if (r.loc.line != 0 && r.loc.file < a.sources.size())
