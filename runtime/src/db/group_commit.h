@@ -92,7 +92,7 @@ class GroupCommit {
   void wait_blocking(uint64_t seq);
   // With sync_mu_ held (via lk) and no round running: runs one; lk is held
   // again on return.
-  void lead_round(std::unique_lock<std::mutex>& lk);
+  void lead_round(std::unique_lock<std::mutex>& lk, bool yield);
   // The leader, lk held: publishes `done`, ends its round, wakes whom it covers.
   void end_round(std::unique_lock<std::mutex>& lk, uint64_t done);
   bool writer_has_work() const { return !writer_held_ && !leading_ && parked_want_ > durable_; }
