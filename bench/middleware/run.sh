@@ -11,6 +11,8 @@
 #   WOC=PATH                 the woc to use (default build/bin/woc)
 #   BENCH_QUICK=1            3 s per run instead of 10
 #   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
+#   BENCH_POOL=N             the key pool's size (default 4): each key actor
+#                            makes one durable write at a time
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,6 +21,7 @@ WOC=${WOC:-$ROOT/build/bin/woc}
 SECS=10
 [[ ${BENCH_QUICK:-0} == 1 ]] && SECS=3
 OUT=${BENCH_OUT:-$ROOT/build/bench}
+POOL=${BENCH_POOL:-4}
 source "$ROOT/bench/lib/format.sh"  # fmt, ratio
 command -v wrk >/dev/null || bash "$ROOT/scripts/setup-deps.sh" wrk
 mkdir -p "$OUT"
@@ -41,7 +44,7 @@ run() {
   shift
   port=$(free_port)
   rm -rf "$TMP/data" && mkdir "$TMP/data"
-  WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" 4 "$mode" >"$TMP/$mode.log" 2>&1 &
+  WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" "$POOL" "$mode" >"$TMP/$mode.log" 2>&1 &
   server=$!
   for _ in $(seq 200); do grep -q listening "$TMP/$mode.log" && break; sleep 0.05; done
   wrk -t2 -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
@@ -60,7 +63,7 @@ run idem -s "$HERE/idem.lua"
 fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
 
 {
-  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of 4, $(date -u '+%F %T') UTC"
+  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of $POOL, $(date -u '+%F %T') UTC"
   echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '  %-34s %12s %10s %14s\n' route "req/s" "p99 ms" "vs bare"
   printf '  %-34s %12s %10s %14s\n' "GET /products (bare)" "$(fmt "${RPS[bare]}" 2)" "${P99[bare]}" "1.00x"
