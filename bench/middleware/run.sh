@@ -13,6 +13,8 @@
 #   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
 #   BENCH_POOL=N             the key pool's size (default 4): each key actor
 #                            makes one durable write at a time
+#   WO_WAL_STATS=1           also print each server's group-commit figures
+#                            (batches = fdatasyncs, records) at its stop
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -37,7 +39,7 @@ failed=0
 "$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware: woc build failed"; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-declare -A RPS P99
+declare -A RPS P99 WAL
 # run MODE METHOD-SCRIPT...: a fresh server and store per mode
 run() {
   local mode=$1 port out
@@ -50,6 +52,7 @@ run() {
   wrk -t2 -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
   out=$(wrk -t2 -c64 -d"${SECS}s" --latency "$@" "http://127.0.0.1:$port/products" 2>&1)
   kill -TERM "$server"; wait "$server" 2>/dev/null; server=
+  WAL[$mode]=$(grep -m1 '^walstats' "$TMP/$mode.log")
   if grep -q "Non-2xx" <<<"$out" || ! grep -q "Requests/sec" <<<"$out"; then
     failed=1
     echo "bench-middleware: $mode: errors or non-2xx answers:"; echo "$out"
@@ -71,5 +74,8 @@ fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
   printf '  %-34s %12s %10s %14s\n' "POST /products behind Idempotent" "$(fmt "${RPS[idem]}" 2)" "${P99[idem]}" "$(ratio "${RPS[idem]}" "${RPS[bare]}" 1)"
   echo "  raw fdatasync rate of the same disk (one writer): $(fmt "$fsync") writes/s;" \
     "idempotent POSTs per fdatasync-second: $(ratio "${RPS[idem]}" "$fsync" 1)"
+  for mode in bare limited idem; do
+    [[ -n ${WAL[$mode]} ]] && echo "  $mode: ${WAL[$mode]}"
+  done
 } | tee "$OUT/middleware.txt"
 exit "$failed"
