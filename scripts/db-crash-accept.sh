@@ -7,7 +7,8 @@
 #
 # WRITER is tests/db's db_crash_writer (see its header for the workload:
 # single inserts, updates, deletes and multi-record transactions from 1 or 3
-# threads, so group commit batches are torn too). KILLS (default 120, or
+# threads, or from 8 actors on 2 shards whose fibers park while their
+# commits wait (decision 0034), so group commit batches are torn too). KILLS (default 120, or
 # DB_CRASH_KILLS) rounds of: start the writer on the same store (which
 # replays the log), let it run 20..200 ms, kill -9 it, then run its verify
 # mode, which replays the store and checks that every acknowledged row and
@@ -73,7 +74,8 @@ shim_kill() {
 
 start=$(date +%s)
 for ((i = 1; i <= kills; i++)); do
-  threads=$((i % 2 ? 1 : 3))
+  case $((i % 3)) in 1) threads=1 ;; 2) threads=3 ;; *) threads=f8 ;; esac
+  export WO_SHARDS=2
   export WO_CHECKPOINT_BYTES=${floors[RANDOM % 3]}
   if [[ -n $shim ]] && ((i % 6 == 3)); then
     export WO_CHECKPOINT_BYTES=16384

@@ -12,6 +12,10 @@
 //   fsync     pwrite 64 bytes + fdatasync at growing offsets of a pre-zeroed file
 //   durable1  single-row inserts, one writer
 //   durable8  single-row inserts, 8 writer threads (SQLite: 8 connections)
+//   durable1f single-row inserts, one writer actor (woc only: commits from a
+//             fiber park it while the log writer syncs, decision 0034)
+//   durable8f single-row inserts, 8 writer actors on WO_SHARDS shards
+//             (default 2 here)
 //   memory    1,000,000 inserts into a `durable: false` table vs `:memory:`
 //   lookup    1,000,000 lookups by the unique key, reading `v` (random keys)
 //   range     20,000 ordered range scans `v >= a and v < a + 100 order by v` (~100 rows each)
@@ -25,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "wo_actor.h"
 #include "wo_db.h"
 
 namespace {
@@ -149,6 +155,49 @@ Meter woc_durable(int threads, const char* tag, int round, double secs) {
   return timed_writers(threads, secs, [&](int t, uint64_t i) {
     woc_insert(DURABLE, key_of(tag, uint64_t(round) << 40 | uint64_t(t) << 32 | i), int64_t(i), note_of(i));
   });
+}
+
+// Writer actors: each one's receive inserts until `g_fiber_stop`; their
+// commits park their fibers (decision 0034) instead of blocking the shard.
+struct FiberState {
+  WoHeader h;
+  int64_t unused;
+};
+const WoTypeDesc kIntDesc{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoFieldDesc kFiberFields[] = {{"unused", &kIntDesc, offsetof(FiberState, unused)}};
+const WoClassDesc kFiberClass{"FiberWriter", sizeof(FiberState), nullptr, 1, kFiberFields};
+const WoTypeDesc kFiberDesc{WO_TY_CLASS, nullptr, nullptr, &kFiberClass, 0, nullptr};
+std::atomic<bool> g_fiber_stop{false};
+std::atomic<uint64_t> g_fiber_total{0};
+const char* g_fiber_tag = "";
+int g_fiber_round = 0;
+
+uint64_t fiber_writer(void*, uint64_t t) {
+  uint64_t i = 0;
+  while (!g_fiber_stop.load(std::memory_order_relaxed)) {
+    woc_insert(DURABLE, key_of(g_fiber_tag, uint64_t(g_fiber_round) << 40 | t << 32 | i), int64_t(i), note_of(i));
+    ++i;
+  }
+  g_fiber_total += i;
+  return 0;
+}
+const WoActorType kFiberWriter{"FiberWriter", fiber_writer, &kFiberDesc, &kIntDesc};
+
+Meter woc_fibers(int actors, const char* tag, int round, double secs) {
+  g_fiber_stop = false;
+  g_fiber_total = 0;
+  g_fiber_tag = tag;
+  g_fiber_round = round;
+  auto t0 = Clock::now();
+  std::vector<int64_t> as;
+  for (int t = 0; t < actors; ++t) {
+    as.push_back(wo_spawn(wo_alloc(sizeof(FiberState), nullptr), &kFiberWriter, nullptr));
+    wo_send(as.back(), uint64_t(t), &kIntDesc, nullptr);
+  }
+  wo_time_sleep(static_cast<int64_t>(secs * 1000), nullptr);  // main parks: shard 0 runs its writers
+  g_fiber_stop = true;
+  for (int64_t a : as) wo_call(a, 0, &kIntDesc, nullptr);  // behind the writing delivery: it has ended
+  return Meter{double(g_fiber_total), since(t0)};
 }
 
 // ---- SQLite ----------------------------------------------------------------------
@@ -307,7 +356,8 @@ int main(int argc, char** argv) {
   // runs made under the same conditions.
   constexpr int kRounds = 6;
   double slice = seconds / kRounds;
-  Meter fs, w1, s1, w8, s8;
+  Meter fs, w1, s1, w8, s8, f1, f8;
+  setenv("WO_SHARDS", "2", 0);
   woc_open();
   for (int r = 0; r < kRounds; ++r) {
     fs.add(fsync_slice(slice));
@@ -315,12 +365,17 @@ int main(int argc, char** argv) {
     s1.add(sql_durable(1, "a", r, slice));
     w8.add(woc_durable(8, "b", r, slice));
     s8.add(sql_durable(8, "b", r, slice));
+    f1.add(woc_fibers(1, "c", r, slice));
+    f8.add(woc_fibers(8, "d", r, slice));
   }
+  wo_sched_shutdown();
   result("fsync", "raw", fs.rate());
   result("durable1", "woc", w1.rate());
   result("durable1", "sqlite", s1.rate());
   result("durable8", "woc", w8.rate());
   result("durable8", "sqlite", s8.rate());
+  result("durable1f", "woc", f1.rate());
+  result("durable8f", "woc", f8.rate());
 
   std::vector<std::string> keys, notes;
   for (uint64_t i = 0; i < kRows; ++i) {
@@ -353,6 +408,9 @@ int main(int argc, char** argv) {
   ratio("durable1 woc / sqlite          [> 1]", w1.rate(), s1.rate());
   ratio("durable8 woc / durable1 woc    [>= 5]", w8.rate(), w1.rate());
   ratio("durable8 woc / sqlite", w8.rate(), s8.rate());
+  ratio("durable1f woc / raw fdatasync", f1.rate(), fs.rate());
+  ratio("durable8f woc / durable1f woc", f8.rate(), f1.rate());
+  ratio("durable8f woc / durable1 woc", f8.rate(), w1.rate());
   ratio("memory inserts woc / sqlite    [>= 3]", wm.insert, sm.insert);
   ratio("unique lookups woc / sqlite    [>= 3]", wm.lookup, sm.lookup);
   ratio("range scans woc / sqlite       [>= 3]", wm.range, sm.range);

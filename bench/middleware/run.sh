@@ -11,6 +11,10 @@
 #   WOC=PATH                 the woc to use (default build/bin/woc)
 #   BENCH_QUICK=1            3 s per run instead of 10
 #   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
+#   BENCH_POOL=N             the key pool's size (default 4): each key actor
+#                            makes one durable write at a time
+#   WO_WAL_STATS=1           also print each server's group-commit figures
+#                            (batches = fdatasyncs, records) at its stop
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,6 +23,7 @@ WOC=${WOC:-$ROOT/build/bin/woc}
 SECS=10
 [[ ${BENCH_QUICK:-0} == 1 ]] && SECS=3
 OUT=${BENCH_OUT:-$ROOT/build/bench}
+POOL=${BENCH_POOL:-4}
 source "$ROOT/bench/lib/format.sh"  # fmt, ratio
 command -v wrk >/dev/null || bash "$ROOT/scripts/setup-deps.sh" wrk
 mkdir -p "$OUT"
@@ -34,19 +39,20 @@ failed=0
 "$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware: woc build failed"; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-declare -A RPS P99
+declare -A RPS P99 WAL
 # run MODE METHOD-SCRIPT...: a fresh server and store per mode
 run() {
   local mode=$1 port out
   shift
   port=$(free_port)
   rm -rf "$TMP/data" && mkdir "$TMP/data"
-  WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" 4 "$mode" >"$TMP/$mode.log" 2>&1 &
+  WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" "$POOL" "$mode" >"$TMP/$mode.log" 2>&1 &
   server=$!
   for _ in $(seq 200); do grep -q listening "$TMP/$mode.log" && break; sleep 0.05; done
   wrk -t2 -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
   out=$(wrk -t2 -c64 -d"${SECS}s" --latency "$@" "http://127.0.0.1:$port/products" 2>&1)
   kill -TERM "$server"; wait "$server" 2>/dev/null; server=
+  WAL[$mode]=$(grep -m1 '^walstats' "$TMP/$mode.log")
   if grep -q "Non-2xx" <<<"$out" || ! grep -q "Requests/sec" <<<"$out"; then
     failed=1
     echo "bench-middleware: $mode: errors or non-2xx answers:"; echo "$out"
@@ -60,7 +66,7 @@ run idem -s "$HERE/idem.lua"
 fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
 
 {
-  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of 4, $(date -u '+%F %T') UTC"
+  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of $POOL, $(date -u '+%F %T') UTC"
   echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '  %-34s %12s %10s %14s\n' route "req/s" "p99 ms" "vs bare"
   printf '  %-34s %12s %10s %14s\n' "GET /products (bare)" "$(fmt "${RPS[bare]}" 2)" "${P99[bare]}" "1.00x"
@@ -68,5 +74,8 @@ fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
   printf '  %-34s %12s %10s %14s\n' "POST /products behind Idempotent" "$(fmt "${RPS[idem]}" 2)" "${P99[idem]}" "$(ratio "${RPS[idem]}" "${RPS[bare]}" 1)"
   echo "  raw fdatasync rate of the same disk (one writer): $(fmt "$fsync") writes/s;" \
     "idempotent POSTs per fdatasync-second: $(ratio "${RPS[idem]}" "$fsync" 1)"
+  for mode in bare limited idem; do
+    [[ -n ${WAL[$mode]} ]] && echo "  $mode: ${WAL[$mode]}"
+  done
 } | tee "$OUT/middleware.txt"
 exit "$failed"

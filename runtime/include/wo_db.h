@@ -137,6 +137,12 @@ void wo_db_boot(const WoDbSchema* schema);
 // threads must have stopped using the store. A no-op when none is open.
 void wo_db_close(void);
 
+// Blocks until every write already applied and staged is durable (a no-op
+// without a log). wo_start calls it once the actors have ended: a write whose
+// fiber was unwound at the program's end while it waited for its fdatasync
+// (never acknowledged) still reaches the log, as every applied write must.
+void wo_db_flush(void);
+
 // Compacts the log now (§1.13) instead of waiting for the size trigger.
 // Returns false when there is no log, a transaction is open, or the
 // compaction failed (the old log stays valid then). For tests and tools.

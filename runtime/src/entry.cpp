@@ -13,6 +13,7 @@
 #include "trap.h"
 #include "sched/fiber_local.h"
 #include "sched/sched.h"
+#include "wo_db.h"
 
 namespace {
 
@@ -72,6 +73,7 @@ extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
     status = 1;
   }
   wo_sched_shutdown();  // actors end with `main` (a no-op when the entry already did it)
+  wo_db_flush();        // what unwound fibers applied is written (a no-op after wo_db_close)
   wo_release(args);  // `main` only borrowed its arguments
   wo_gc_collect();   // cycles of traced objects left at exit are reclaimed too
   std::fflush(stdout);

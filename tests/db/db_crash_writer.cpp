@@ -1,10 +1,14 @@
 // The durable writer of the crash test (scripts/db-crash-accept.sh).
 //
 //   db_crash_writer write <run> <seed> <threads>   (store from WO_DATA)
+//   db_crash_writer write <run> <seed> f<actors>   (the same, as actors)
 //   db_crash_writer verify <ackfile>
 //
 // `write` opens the store with wo_db_boot (so every restart replays the log)
-// and runs <threads> writers until it is killed. Each writer owns a key
+// and runs <threads> writers until it is killed: threads of their own, or
+// (f<actors>) actors on the scheduler's shards (WO_SHARDS), whose fibers park
+// while their commits wait for the log writer's fdatasync, so the kill finds
+// committers parked on every shard. Each writer owns a key
 // range and mixes single inserts, updates and deletes of its own rows, and
 // transactions that insert 2..6 rows of one group and update one older row
 // to point at that group. After each call returns, it prints one line with
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "wo_actor.h"
 #include "wo_db.h"
 
 namespace {
@@ -103,9 +109,38 @@ void writer(int run, int thread, uint64_t seed) {
   }
 }
 
-int write_mode(int run, uint64_t seed, int threads) {
+// Fiber writers: an actor whose one receive runs writer() for good.
+struct WriterState {
+  WoHeader h;
+  int64_t unused;
+};
+const WoTypeDesc kIntDesc{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
+const WoFieldDesc kStateFields[] = {{"unused", &kIntDesc, offsetof(WriterState, unused)}};
+const WoClassDesc kStateClass{"WriterState", sizeof(WriterState), nullptr, 1, kStateFields};
+const WoTypeDesc kStateDesc{WO_TY_CLASS, nullptr, nullptr, &kStateClass, 0, nullptr};
+int g_run = 0;
+uint64_t g_seed = 0;
+uint64_t fiber_writer(void*, uint64_t msg) {
+  writer(g_run, static_cast<int>(msg), g_seed);
+  return 0;
+}
+const WoActorType kWriterActor{"Writer", fiber_writer, &kStateDesc, &kIntDesc};
+
+int write_fibers(int run, uint64_t seed, int actors) {
+  g_run = run;
+  g_seed = seed;
+  for (int a = 0; a < actors; ++a) {
+    int64_t addr = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kWriterActor, nullptr);
+    wo_send(addr, static_cast<uint64_t>(a), &kIntDesc, nullptr);
+  }
+  for (;;) wo_time_sleep(1000, nullptr);  // main parks: shard 0 runs its writers
+}
+
+int write_mode(int run, uint64_t seed, const char* threads_arg) {
   wo_db_boot(&kSchema);
   ack("open " + std::to_string(run));
+  if (threads_arg[0] == 'f') return write_fibers(run, seed, std::atoi(threads_arg + 1));
+  int threads = std::atoi(threads_arg);
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t) ts.emplace_back(writer, run, t, seed);
   for (auto& t : ts) t.join();
@@ -185,8 +220,8 @@ int verify_mode(const char* ackfile) {
 
 int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "write") == 0)
-    return write_mode(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), std::atoi(argv[4]));
+    return write_mode(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), argv[4]);
   if (argc >= 3 && std::strcmp(argv[1], "verify") == 0) return verify_mode(argv[2]);
-  std::fprintf(stderr, "usage: db_crash_writer write <run> <seed> <threads> | verify <ackfile>\n");
+  std::fprintf(stderr, "usage: db_crash_writer write <run> <seed> <threads>|f<actors> | verify <ackfile>\n");
   return 2;
 }

@@ -49,6 +49,10 @@ void wo_db_boot(const WoDbSchema* schema) {
 
 void wo_db_close(void) { Engine::close(); }
 
+void wo_db_flush(void) {
+  if (Engine* e = Engine::instance()) e->flush();
+}
+
 bool wo_db_checkpoint(void) {
   Engine* e = Engine::instance();
   return e && e->checkpoint_now();

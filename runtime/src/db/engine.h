@@ -56,6 +56,8 @@ class Engine {
   void commit(const WoSite* site);
   void abort() noexcept;
   bool checkpoint_now();
+  void flush() { if (commit_) commit_->drain(); }  // wo_db_flush
+  GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
 
   ~Engine();
 

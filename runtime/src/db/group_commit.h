@@ -1,15 +1,28 @@
-// Group commit (§1.11): writers stage their records and then wait; the first
-// waiter that finds nobody writing becomes the leader, takes everything
-// staged so far, writes it as ONE frame with one pwrite and one fdatasync,
-// publishes how far the log is durable and wakes the others; a waiter whose
-// unit is not covered yet leads the next round. No timer and nothing to
-// tune: a lone writer pays one fdatasync per statement, N concurrent
-// writers share one. The batch boundary is "what was staged when the
-// leader looked" (orig's "queue empty").
+// Group commit (§1.11): writers stage their records under the engine's
+// write lock, then wait until a round of group commit has written them: one
+// round takes everything staged so far, writes it as ONE frame with one
+// pwrite and one fdatasync, publishes how far the log is durable and wakes
+// whoever that covers. No timer and nothing to tune: a lone writer pays one
+// fdatasync per statement, N concurrent writers share one. The batch
+// boundary is "what was staged when the round began" (orig's "queue empty").
+//
+// Who runs a round (docs/decisions/0034-commits-park-fibers.md):
+// - A fiber on a scheduler shard never does: it parks (its shard runs other
+//   fibers meanwhile, which may stage more units into the same round) and
+//   the log writer - a thread of this GroupCommit's own, started at the
+//   first such wait - runs the round and posts each covered fiber a wake-up
+//   to its shard, the way a `call` reply travels.
+// - Any other thread (no scheduler, a C ABI user, checkpoint, close) waits
+//   on a condition variable; the first one that finds no round running
+//   leads the next one itself (leader/follower), so a lone thread pays no
+//   hand-off.
+// Either way at most one round runs at a time (`leading_`).
 //
 // Units (a statement's record, or a whole transaction) are never split
 // across frames, so group commit cannot make part of a transaction durable
 // (runtime.md §2.5.2), and a torn write loses whole units only (§2.5.3).
+// A wait returns only once its unit is durable; a fiber unwound while
+// parked (the program's end) was never told, and its unit is still written.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -17,9 +30,14 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "log_file.h"
+
+namespace wo::sched {
+struct CallWait;
+}
 
 namespace wo::db {
 
@@ -28,26 +46,33 @@ struct CommitStats {
   uint64_t records = 0;
   uint64_t peak_batch = 0;    // records in one frame
   uint64_t peak_staged = 0;   // records waiting at once
+  uint64_t parked = 0;        // waits that parked a fiber
+  uint64_t peak_parked = 0;   // fibers parked at once
 };
 
 class GroupCommit {
  public:
   explicit GroupCommit(LogFile* log);
+  ~GroupCommit();  // stops the log writer (close drains first)
 
   // Called with the engine's write lock held, so log order is RAM order:
   // queues one unit of `nrec` sub-records and returns its sequence number.
   uint64_t stage(std::string_view records, uint32_t nrec);
-  // Called with no engine lock held: returns once unit `seq` is durable.
+  // Called with no engine lock held: returns once unit `seq` is durable
+  // (parking the calling fiber, or blocking the calling thread; see above).
+  // A fiber may get sched::Unwind instead: its unit was not acknowledged.
   void wait(uint64_t seq);
-  // Runs `fn` while this thread is the leader (no batch in flight).
+  // Runs `fn` while this thread is the leader (no round in flight).
   void run_as_leader(const std::function<void()>& fn);
   // The leader runs this after each batch (the checkpoint trigger).
   void set_after_batch(std::function<void()> fn) { after_batch_ = std::move(fn); }
   // A checkpoint holding the engine's write lock wrote every staged unit
   // into its snapshot: they are durable now and must not be written again.
   void absorb_staged();
-  // Writes whatever is staged (at close).
+  // Writes whatever is staged, blocking the calling thread (at close).
   void drain();
+  // Tests: while held, the log writer starts no round, so fibers stay parked.
+  void hold_writer(bool held);
 
   CommitStats stats();
 
@@ -57,8 +82,21 @@ class GroupCommit {
     uint32_t nrec;
     uint64_t seq;
   };
+  struct Parked {
+    uint64_t seq;
+    sched::CallWait* wait;
+  };
   uint64_t flush_batch();   // leader only; returns the last seq written (0: none)
   uint64_t take_absorbed();
+  void wait_parked(uint64_t seq);
+  void wait_blocking(uint64_t seq);
+  // With sync_mu_ held (via lk) and no round running: runs one; lk is held
+  // again on return.
+  void lead_round(std::unique_lock<std::mutex>& lk, bool yield);
+  // The leader, lk held: publishes `done`, ends its round, wakes whom it covers.
+  void end_round(std::unique_lock<std::mutex>& lk, uint64_t done);
+  bool writer_has_work() const { return !writer_held_ && !leading_ && parked_want_ > durable_; }
+  void writer_main();
 
   LogFile* log_;
   std::function<void()> after_batch_;
@@ -71,10 +109,17 @@ class GroupCommit {
   uint64_t absorbed_ = 0;
   CommitStats stats_;
 
-  std::mutex sync_mu_;      // never held together with the other two
-  std::condition_variable sync_cv_;
+  std::mutex sync_mu_;      // never held together with stage_mu_
+  std::condition_variable sync_cv_;    // threads: a round ended
   uint64_t durable_ = 0;
   bool leading_ = false;
+  std::vector<Parked> parked_;         // fibers waiting, in no particular order
+  uint64_t parked_want_ = 0;           // the highest seq a parked fiber waits for
+  uint64_t parked_count_ = 0, peak_parked_ = 0;
+  std::condition_variable writer_cv_;  // the log writer: a fiber waits for a round
+  std::thread writer_;                 // started at the first parked wait
+  bool writer_stop_ = false;
+  bool writer_held_ = false;
 
   std::string batch_;       // the leader's frame buffer (swapped with stage_)
 };

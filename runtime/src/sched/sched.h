@@ -56,6 +56,7 @@ struct alignas(64) Fiber {
   bool parked = false;
   bool pooled = false;          // in its shard's idle pool (a delivery fiber between tasks)
   bool cancel = false;          // resume by throwing Unwind
+  bool stop_proof = false;      // parked in a wait a stop signal does not end (a commit's fdatasync)
   bool finished = false;
   bool is_main = false;
   bool native = false;          // runs on its thread's own stack (main, a worker's scheduler)
@@ -80,6 +81,7 @@ struct CallWait {
   uint64_t reply = 0;
   bool died = false;
   bool abandoned = false;       // the caller stopped waiting (caller's shard only)
+  uint64_t epoch = 0;           // external waits: the runtime they belong to (external_wait.cpp)
 };
 
 // A FIFO of envelopes that allocates nothing until the first message, so
@@ -211,7 +213,9 @@ void push_run(Shard* s, Runnable r);
 void post(Shard* to, InboxItem item);     // cross-shard; wakes the shard
 // Parks the running fiber until a wake-up with the returned park id; throws
 // Unwind when cancelled. `timer_us` >= 0 also arms a wake-up at that time.
-void park(int64_t deadline_us);
+// `stop_ends` false: a stop signal neither refuses nor ends this park of
+// `main` (a commit waiting for its fdatasync; the program's end still does).
+void park(int64_t deadline_us, bool stop_ends = true);
 void wake(Fiber* f, uint64_t park_id);    // on f's shard: f becomes runnable if still parked on park_id
 bool shutting_down();                     // the program is ending (parks unwind)
 void add_timer(Timer t);

@@ -249,7 +249,7 @@ void act_on_stop(Shard* s) {
     for (size_t i = 1; i < g_rt->shards.size(); ++i) post(g_rt->shards[i], InboxItem{InboxItem::Stop});
   }
   Fiber* m = g_rt->main;
-  if (!m->parked) return;
+  if (!m->parked || m->stop_proof) return;  // a commit's wait ends first; main's next park unwinds
   m->parked = false;
   m->cancel = true;
   push_run(s, Runnable{m, nullptr});
@@ -499,15 +499,17 @@ bool stop_ends_current() {
   return !started() || !t_cur || t_cur->is_main;
 }
 
-void park(int64_t deadline_us) {
+void park(int64_t deadline_us, bool stop_ends) {
   Fiber* f = t_cur;
   Shard* s = t_shard;
-  if (stop_ends_current()) throw Unwind{};  // f is the current fiber
+  if (stop_ends && stop_ends_current()) throw Unwind{};  // f is the current fiber
   ++f->park_id;
   f->parked = true;
+  f->stop_proof = !stop_ends;
   if (deadline_us >= 0) s->park_deadlines.add(f, deadline_us, s->timer_seq++);
   switch_away(f, s);
   f->parked = false;
+  f->stop_proof = false;
   s->park_deadlines.remove(f);  // woken early (fd ready, a reply): the deadline goes now
   if (f->cancel) throw Unwind{};
 }
@@ -595,6 +597,7 @@ void shutdown() {
   if (!s0->sched->finished) switch_to(rt->main, s0->sched);
   for (size_t i = 1; i < rt->shards.size(); ++i) rt->shards[i]->thread.join();
   set_stop_wake_fd(-1);
+  close_external_waits();  // before the inboxes are emptied and the shards freed
   // Single-threaded from here: what is left in an inbox was posted to a
   // shard that had already torn down.
   for (Shard* s : rt->shards) {

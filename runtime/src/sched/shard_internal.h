@@ -32,6 +32,9 @@ void register_actor(Actor* a);
 std::vector<Actor*> actors_of(Shard* s);
 void unref_wait(CallWait* w);
 void shutdown();
+// From here on a thread outside the scheduler that fires an external wait
+// (external_wait.h) no longer posts to this scheduler's shards.
+void close_external_waits();
 // The stop-signal handler writes to this eventfd (-1: none) so a parked
 // `main` notices a SIGTERM/SIGINT at once (time_env.cpp).
 void set_stop_wake_fd(int fd);

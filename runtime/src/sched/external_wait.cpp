@@ -1,0 +1,67 @@
+// External waits (external_wait.h) on the `call` machinery: a CallWait whose
+// "reply" is posted by a thread that is no shard. The one new hazard is
+// lifetime: such a thread may fire after wo_sched_shutdown has freed the
+// shards, so every fire is checked, under one mutex, against the epoch the
+// wait was made in, and shutdown() closes the epoch before it frees them.
+#include "external_wait.h"
+
+#include <atomic>
+#include <mutex>
+
+#include "shard_internal.h"
+#include "wo_db.h"
+
+namespace wo::sched {
+
+namespace {
+
+std::mutex g_ext_mu;                    // fire() against close_external_waits()
+std::atomic<uint64_t> g_ext_epoch{1};   // bumped when a scheduler ends (written under g_ext_mu)
+
+}  // namespace
+
+bool can_park_here() {
+  if (!started() || shutting_down()) return false;
+  Shard* s = current_shard();
+  Fiber* f = current_fiber();
+  return s && f && f != s->sched && !wo_tx_active();
+}
+
+CallWait* external_wait_new() {
+  Fiber* me = current_fiber();
+  auto* w = new CallWait;  // refs 2: the parker and the firer
+  w->caller = me;
+  w->shard = current_shard();
+  w->park_id = me->park_id + 1;  // the id park() is about to use (nothing parks in between)
+  w->epoch = g_ext_epoch.load(std::memory_order_relaxed);
+  return w;
+}
+
+void external_wait_park(CallWait* w) {
+  try {
+    park(-1, false);
+  } catch (...) {
+    w->abandoned = true;  // read only on this shard (finish_wake)
+    unref_wait(w);
+    throw;
+  }
+  unref_wait(w);
+}
+
+void external_wait_fire(CallWait* w) {
+  std::lock_guard lk(g_ext_mu);
+  if (w->epoch != g_ext_epoch.load(std::memory_order_relaxed)) {
+    unref_wait(w);  // its scheduler has ended: the parker unwound and let go already
+    return;
+  }
+  InboxItem it{InboxItem::Wake};
+  it.wait = w;
+  post(w->shard, it);  // even to the firer's own shard: the wake-up runs in its loop
+}
+
+void close_external_waits() {
+  std::lock_guard lk(g_ext_mu);
+  g_ext_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace wo::sched

@@ -1,0 +1,33 @@
+// A fiber parked until a thread outside the scheduler says so: how the
+// store's log writer (runtime/src/db/group_commit.cpp) lets a committing
+// fiber give its shard to other fibers while its fdatasync runs, and wakes
+// it afterwards through the shard's inbox, as a `call` reply does.
+//
+// Kept free of sched.h so the store does not see the scheduler's model.
+#pragma once
+
+namespace wo::sched {
+
+struct CallWait;
+
+// The calling thread runs a shard fiber that may park now: the scheduler
+// runs, this is not its own context, the program is not ending (teardown
+// unwinds parks) and no transaction is open (a transaction never parks).
+bool can_park_here();
+
+// A wait for the calling fiber (can_park_here() was true), to be handed to
+// another thread before the fiber parks on it. Two owners: the parker and
+// the firer, each letting go exactly once.
+CallWait* external_wait_new();
+
+// Parks the calling fiber until `w` fires; returns at once if it already
+// has. A stop signal does not end this park, nor refuse it for `main` (the
+// firer's work is bounded: one fdatasync); the program's end does, by
+// throwing Unwind, and the fire that comes later finds nobody waiting.
+void external_wait_park(CallWait* w);
+
+// Any thread: the fiber parked on `w` becomes runnable on its shard. Safe
+// after the scheduler that made `w` has ended (it only lets go of `w`).
+void external_wait_fire(CallWait* w);
+
+}  // namespace wo::sched
