@@ -58,6 +58,11 @@ llvm::AllocaInst* Emitter::local_slot(const Symbol* sym) {
   if (it != slots_.end()) return it->second;
   llvm::AllocaInst* slot = sym->type->is_heap() ? heap_slot(sym->name) : entry_alloca(llvm_type(sym->type), sym->name);
   slots_[sym] = slot;
+  unsigned arg_no = 0;
+  if (sym->kind == sema::SymKind::Param && fn_)
+    for (size_t i = 0; i < fn_->params.size(); ++i)
+      if (fn_->params[i] == sym) arg_no = static_cast<unsigned>(i + 1 + (fn_->self ? 1 : 0));
+  di_local(sym, slot, arg_no);
   return slot;
 }
 
@@ -210,6 +215,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   temps_.clear();
   loops_.clear();
   self_ = nullptr;
+  di_begin_fn(fn);
 
   alloca_bb_ = llvm::BasicBlock::Create(ctx_, "entry", llfn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", llfn_);
@@ -257,6 +263,8 @@ void Emitter::emit_fn(const FnInfo& fn) {
   pin_slots_if_big();
   regions_.clear();
   fn_ = nullptr;
+  di_sp_ = nullptr;
+  b_.SetCurrentDebugLocation({});
 }
 
 }  // namespace wo::codegen
