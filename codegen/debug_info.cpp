@@ -34,7 +34,10 @@ void Emitter::di_begin() {
   mod_->addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
   mod_->addModuleFlag(llvm::Module::Warning, "Dwarf Version", 5);
   uint32_t main_file = prog_.main ? prog_.main->file : 0;
-  auto kind = opts_.debug == DebugInfo::Full ? llvm::DICompileUnit::FullDebug : llvm::DICompileUnit::LineTablesOnly;
+  // Always FullDebug: a LineTablesOnly unit drops the subprogram of every
+  // function with nothing inlined into it, and libbacktrace then has no .wo
+  // name for its frames. Without -g it still describes no variable or type.
+  auto kind = llvm::DICompileUnit::FullDebug;
   // DW_LANG_C: debuggers have no .wo language; C gives gdb the expression syntax closest to ours.
   di_cu_ = di_->createCompileUnit(llvm::dwarf::DW_LANG_C, di_file(main_file), "woc", opts_.opt_level > 0, "", 0, "",
                                   kind);

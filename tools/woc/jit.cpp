@@ -2,6 +2,7 @@
 #include "tools/woc/jit.h"
 
 #include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
+#include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -11,6 +12,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/codegen.h"
+#include "tools/woc/jit_symbolizer.h"
 #include "wo_runtime.h"
 
 namespace wo::driver {
@@ -39,6 +41,10 @@ Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilde
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process) return process.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+  // Every object is registered with gdb's JIT interface: `woc run -g` can be
+  // debugged, and a trap's call chain is symbolized from the same objects
+  // (jit_symbolizer.h).
+  if (auto e = enableDebuggerSupport(**jit)) return e;
   return jit;
 }
 
@@ -68,6 +74,7 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
   for (auto& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  wo_set_symbolizer(jit_symbolize);
   r.status = wo_start(static_cast<int>(storage.size()), argv.data(), entry->toPtr<WoEntry>());
   // The program has run and its status stands; a failing destructor pass
   // (there are none today) must not turn it into a driver error.
