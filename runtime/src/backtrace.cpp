@@ -114,6 +114,7 @@ std::string trap_extra_lines(const Trap& t) {
   WoSymbolizer sym = g_symbolizer.load();
   if (!sym) sym = native_symbolize;
   Chain chain;
+  for (uintptr_t pc : t.pcs) sym(pc, add_frame, &chain);
   if (chain.shown > 0) {
     out += "  call chain, innermost first:\n" + chain.out;
     if (chain.more) out += "    ...\n";
