@@ -147,6 +147,10 @@ void Emitter::declare_runtime() {
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, mod_.get());
     if (ret == i1_) f->addRetAttr(llvm::Attribute::ZExt);
     if (noreturn) f->addFnAttr(llvm::Attribute::NoReturn);
+    // Two trap calls must not become one: the merged call would carry the
+    // common scope of both locations, and a trap's call chain would lose its
+    // innermost .wo frame (docs/decisions/0035). Trap paths are cold.
+    if (noreturn) f->addFnAttr(llvm::Attribute::NoMerge);
     if (runtime_nounwind(name)) f->addFnAttr(llvm::Attribute::NoUnwind);
     runtime_[name] = f;
   };
