@@ -109,6 +109,12 @@ llvm::DIType* Emitter::di_type(const Type* t) {
       out = di_->createTypedef(di_->createPointerType(text, 64), "Text", file, 0, di_cu_);
       break;
     }
+    case TypeKind::Class:
+      if (!t->cls->is_table) {
+        out = di_class(t);
+        break;
+      }
+      [[fallthrough]];  // a row is its id
     default: {
       // Other values are words or pointers to runtime objects: shown as such.
       llvm::Type* ty = llvm_type(t);
@@ -118,6 +124,44 @@ llvm::DIType* Emitter::di_type(const Type* t) {
     }
   }
   return di_types_[t] = out;
+}
+
+// A pointer to the class's object: { WoHeader h; fields... } at the offsets of
+// its layout, so `print *self` and `print acct->balance` work. The struct is
+// a forward declaration until its fields are described (a class may refer
+// to itself).
+llvm::DIType* Emitter::di_class(const Type* t) {
+  const ClassInfo* cls = t->cls;
+  const ClassLayout& l = layout(cls);
+  llvm::DIFile* file = di_cu_->getFile();
+  auto* fwd = di_->createReplaceableCompositeType(llvm::dwarf::DW_TAG_structure_type, cls->name, di_cu_, file, 0);
+  llvm::DIType* ptr = di_->createPointerType(fwd, 64);
+  di_types_[t] = ptr;
+  const llvm::DataLayout& dl = mod_->getDataLayout();
+  const llvm::StructLayout* sl = dl.getStructLayout(l.type);
+  std::vector<llvm::Metadata*> members;
+  for (size_t i = 0; i < cls->fields.size() && i + 2 < l.type->getNumElements(); ++i) {
+    const sema::FieldInfo& f = cls->fields[i];
+    llvm::Type* ft = l.type->getElementType(static_cast<unsigned>(i + 2));
+    llvm::DIType* dt = ft->isIntegerTy(64) && f.type->kind == TypeKind::Bool ? di_->createBasicType("Int", 64, llvm::dwarf::DW_ATE_signed)
+                                                                             : di_type(f.type);
+    members.push_back(di_->createMemberType(di_cu_, f.name, file, 0, dl.getTypeSizeInBits(ft), 64,
+                                            sl->getElementOffsetInBits(static_cast<unsigned>(i + 2)),
+                                            llvm::DINode::FlagZero, dt));
+  }
+  auto* st = di_->createStructType(di_cu_, cls->name, file, 0, sl->getSizeInBits(), 64, llvm::DINode::FlagZero,
+                                   nullptr, di_->getOrCreateArray(members));
+  di_->replaceTemporary(llvm::TempDIType(fwd), st);
+  return ptr;
+}
+
+// `self` is the function's first argument, not a slot: described by a dbg.value.
+void Emitter::di_self(const FnInfo& fn) {
+  if (!di_sp_ || opts_.debug != DebugInfo::Full || !fn.self || !self_) return;
+  unsigned line = di_sp_->getLine();
+  auto* var = di_->createParameterVariable(di_sp_, "self", 1, di_sp_->getFile(), line, di_type(fn.self->type), true);
+  di_->insertDbgValueIntrinsic(self_, var, di_->createExpression(), llvm::DILocation::get(ctx_, line, 0, di_sp_),
+                               alloca_bb_->getTerminator());
 }
 
 void Emitter::di_local(const Symbol* sym, llvm::AllocaInst* slot, unsigned arg_no) {

@@ -118,6 +118,8 @@ class Emitter {
   void di_set_loc(const Loc& at);                    // line and column of what is emitted next
   void di_local(const Symbol* sym, llvm::AllocaInst* slot, unsigned arg_no);  // -g: a variable
   llvm::DIType* di_type(const Type* t);
+  llvm::DIType* di_class(const Type* t);             // -g: a pointer to the object's struct
+  void di_self(const FnInfo& fn);                    // -g: `self` of a method
   void di_finish();                                  // repairs stray locations, DIBuilder::finalize
   // Emitting a node: its location while inside it, the parent's again after it.
   struct LocScope {

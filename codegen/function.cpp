@@ -231,6 +231,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   emit_stack_check();
   unsigned arg = 0;
   if (fn.self) self_ = llfn_->getArg(arg++);
+  di_self(fn);
   for (const Symbol* p : fn.params) {
     llvm::Value* v = llfn_->getArg(arg++);
     v->setName(p->name);

@@ -4,7 +4,9 @@
 # a Text local, `bt` with .wo names and file:line, `next` to the next line.
 # The expected lines below are written by hand from main.wo (its line
 # numbers: 6 = `let r = f * k + 1.0` in scale, 7 = `print(label)`, 15 = the
-# call in main). Skips (77) only when gdb is not installed.
+# call in main; 26 = `return left` in Account.withdraw, called on line 18).
+# A method's `self` prints as its class's fields. Skips (77) only when gdb is
+# not installed.
 #
 #   tests/debug/gdb-test.sh WOC
 set -uo pipefail
@@ -43,6 +45,11 @@ print label->bytes
 info locals
 bt
 next
+break main.wo:26
+continue
+print *self
+print left
+bt 2
 GDB
 run_gdb "$tmp/full.out" "$tmp/full.gdb" "$tmp/prog0"
 o=$tmp/full.out
@@ -58,6 +65,10 @@ expect "$o" "info locals: the Bool local" '^big = true$'
 expect "$o" "bt: the .wo function" '^#0  scale \(n=42, f=0\.75\) at .*main\.wo:6$'
 expect "$o" "bt: its .wo caller" '^#1  0x[0-9a-f]+ in main \(\) at .*main\.wo:15$'
 expect "$o" "next: the next line" '^7	  print\(label\)$'
+expect "$o" "a method, named Class.method" '^Breakpoint 2, Account\.withdraw \(self=0x[0-9a-f]+, amount=2\) at .*main\.wo:26$'
+expect "$o" "self: the object's fields" '^\$6 = \{balance = 5\}$'
+expect "$o" "a local of the method" '^\$7 = 3$'
+expect "$o" "bt from a method" '^#1  0x[0-9a-f]+ in main \(\) at .*main\.wo:18$'
 
 # 2. -O2 -g: optimised code keeps its line tables and function names.
 "$woc" build -g -O2 "$here/main.wo" -o "$tmp/prog2" || { echo "FAIL: woc build -g -O2"; exit 1; }
