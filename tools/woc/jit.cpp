@@ -30,7 +30,7 @@ Expected<std::unique_ptr<ObjectLayer>> make_object_layer(ExecutionSession& es, c
   return std::unique_ptr<ObjectLayer>(std::move(layer));
 }
 
-Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine) {
+Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine, bool debugger) {
   auto jit = LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(*machine))
                  .setObjectLinkingLayerCreator(make_object_layer)
@@ -43,8 +43,12 @@ Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilde
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
   // Every object is registered with gdb's JIT interface: `woc run -g` can be
   // debugged, and a trap's call chain is symbolized from the same objects
-  // (jit_symbolizer.h).
-  if (auto e = enableDebuggerSupport(**jit)) return e;
+  // (jit_symbolizer.h). Without it only -g fails; a run goes on, its traps
+  // then listing no .wo frames.
+  if (auto e = enableDebuggerSupport(**jit)) {
+    if (debugger) return e;
+    consumeError(std::move(e));
+  }
   return jit;
 }
 
@@ -54,9 +58,9 @@ std::string failure(Error e) { return "JIT: " + toString(std::move(e)); }
 
 JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> module,
                      std::unique_ptr<JITTargetMachineBuilder> machine,
-                     const std::string& program_path, const std::vector<std::string>& args) {
+                     const std::string& program_path, const std::vector<std::string>& args, bool debugger) {
   JitResult r;
-  auto jit = make_jit(std::move(machine));
+  auto jit = make_jit(std::move(machine), debugger);
   if (!jit) return {0, failure(jit.takeError())};
   JITDylib& main_jd = (*jit)->getMainJITDylib();
   if (auto e = (*jit)->addIRModule(ThreadSafeModule(std::move(module), std::move(ctx))))
