@@ -39,8 +39,12 @@ void Emitter::di_begin() {
   // name for its frames. Without -g it still describes no variable or type.
   auto kind = llvm::DICompileUnit::FullDebug;
   // DW_LANG_C: debuggers have no .wo language; C gives gdb the expression syntax closest to ours.
-  di_cu_ = di_->createCompileUnit(llvm::dwarf::DW_LANG_C, di_file(main_file), "woc", opts_.opt_level > 0, "", 0, "",
-                                  kind);
+  // The producer starts with "clang " as rustc's does ("clang LLVM (rustc
+  // version …)"): gdb trusts the line table's prologue_end only for LLVM
+  // producers, and otherwise `step` into a function stops before its
+  // parameters are stored.
+  di_cu_ = di_->createCompileUnit(llvm::dwarf::DW_LANG_C, di_file(main_file), "clang LLVM (woc)", opts_.opt_level > 0,
+                                  "", 0, "", kind);
 }
 
 llvm::DIFile* Emitter::di_file(uint32_t file) {
@@ -69,7 +73,10 @@ void Emitter::di_begin_fn(const FnInfo& fn) {
   // No linkage name: debuggers and symbolizers then show DW_AT_name, the .wo name.
   di_sp_ = di_->createFunction(file, name, "", file, line, sub, line, llvm::DINode::FlagPrototyped, flags);
   llfn_->setSubprogram(di_sp_);
-  b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_, line, fn.decl->span.begin.col, di_sp_));
+  // The stack check and the parameter stores are line 0: a debugger's
+  // prologue_end then falls on the first statement, where the parameters
+  // are in their slots (gdb's `step` into a function shows their values).
+  b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_, 0, 0, di_sp_));
 }
 
 void Emitter::di_set_loc(const Loc& at) {

@@ -278,6 +278,7 @@ class Emitter {
   std::map<uint32_t, std::string> source_paths_;
   std::map<const Type*, llvm::DIType*> di_types_;
   llvm::DISubprogram* di_sp_ = nullptr;           // the function being emitted
+  llvm::BasicBlock* stack_trap_bb_ = nullptr;     // its stack check's trap block (moved last)
   llvm::Function* retain_fn_ = nullptr;
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;

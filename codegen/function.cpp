@@ -199,8 +199,10 @@ void Emitter::emit_stack_check() {
   llvm::BasicBlock* ok_bb = new_block("stack.ok");
   b_.CreateCondBr(below, trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
   b_.SetInsertPoint(trap_bb);
+  LocScope at(*this, fn_->decl->sig.span.begin);  // the trap's frame is the function's line, not line 0
   trap((int64_t)TrapCode::STACK, fn_->decl->sig.span.begin.line);
   b_.SetInsertPoint(ok_bb);
+  stack_trap_bb_ = trap_bb;
 }
 
 void Emitter::emit_fn(const FnInfo& fn) {
@@ -261,6 +263,10 @@ void Emitter::emit_fn(const FnInfo& fn) {
     scopes_.pop_back();
   }
   finish_function_pad(fn_region);
+  // Laid out last (-O0 keeps IR order): the first located instruction, where
+  // a debugger's prologue ends, is then the first statement's.
+  if (stack_trap_bb_) stack_trap_bb_->moveAfter(&llfn_->back());
+  stack_trap_bb_ = nullptr;
   pin_slots_if_big();
   regions_.clear();
   fn_ = nullptr;

@@ -70,6 +70,13 @@ expect "$o" "self: the object's fields" '^\$6 = \{balance = 5\}$'
 expect "$o" "a local of the method" '^\$7 = 3$'
 expect "$o" "bt from a method" '^#1  0x[0-9a-f]+ in main \(\) at .*main\.wo:18$'
 
+# 1b. `step` into a call stops on the callee's first statement with its
+# parameters in place (prologue_end), `finish` returns the Float.
+printf 'break main.wo:15\nrun\nstep\nfinish\n' >"$tmp/step.gdb"
+run_gdb "$tmp/step.out" "$tmp/step.gdb" "$tmp/prog0"
+expect "$tmp/step.out" "step into scale" '^scale \(n=42, f=0\.75\) at .*main\.wo:3$'
+expect "$tmp/step.out" "finish" '^Value returned is \$1 = 2\.875$'
+
 # 2. -O2 -g: optimised code keeps its line tables and function names.
 "$woc" build -g -O2 "$here/main.wo" -o "$tmp/prog2" || { echo "FAIL: woc build -g -O2"; exit 1; }
 printf 'break main.wo:7\nrun\nbt\n' >"$tmp/opt.gdb"
