@@ -191,7 +191,7 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   llvm::StructType* bt = box_type();
   llvm::Value* obj = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 2), "obj");
   llvm::Value* vt = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 3), "vtable");
-  llvm::Value* fp = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, vt, s->method_index), "method");
+  llvm::Value* fp = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, vt, s->method_index + 1), "method");  // slot 0: the class desc
   std::vector<llvm::Value*> args = {obj};
   std::vector<llvm::Type*> params = {ptr_};
   for (size_t i = 0; i < e.args.size(); ++i) {
@@ -536,7 +536,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   // type without its `?` (sema matched its base type to the code).
   auto param_type = [&](char code, const Type* at) -> const Type* {
     if (code == 'e' || code == 'V' || code == 'K') return container_slot(code);
-    if (code == 'a') return at;
+    if (code == 'a' || code == 'c') return at;
     return at->base();
   };
   // First every argument, checked (a nil for a plain parameter traps here),
@@ -561,6 +561,10 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
       llvm::AllocaInst* tmp = entry_alloca(llvm_type(at), "json.value");
       b_.CreateStore(a.v, tmp);
       args.push_back(tmp);
+      args.push_back(type_desc(at));
+    } else if (code == 'c') {
+      // deep_copy: the (maybe nil) pointer, then its static type.
+      args.push_back(a.v);
       args.push_back(type_desc(at));
     } else if ((code == 'i' || code == 'n' || code == 'S') && a.v->getType() == i1_) {
       args.push_back(b_.CreateZExt(a.v, i64_));

@@ -10,7 +10,7 @@ namespace wo::codegen {
 namespace {
 enum : int64_t {
   TY_INT = 0, TY_FLOAT, TY_BOOL, TY_TEXT, TY_BYTES, TY_CLASS, TY_LIST, TY_MAP, TY_NULLABLE, TY_JSON_VALUE, TY_UNION,
-  TY_ACTOR
+  TY_ACTOR, TY_IFACE
 };
 }
 
@@ -41,11 +41,19 @@ llvm::Constant* Emitter::type_desc(const Type* t) {
     case TypeKind::Text: kind = TY_TEXT; break;
     case TypeKind::Bytes: kind = TY_BYTES; break;
     case TypeKind::JsonValue: kind = TY_JSON_VALUE; break;
-    case TypeKind::Class: kind = TY_CLASS; cls = class_desc(t->cls); break;
+    case TypeKind::Class:
+      // A @table class value is a row id (a copyable word, Type::is_heap),
+      // never an object: describing it as one made the shard copier follow
+      // the id as a pointer.
+      if (t->cls->is_table) break;
+      kind = TY_CLASS;
+      cls = class_desc(t->cls);
+      break;
     case TypeKind::List: kind = TY_LIST; elem = type_desc(t->elem); break;
     case TypeKind::Map: kind = TY_MAP; elem = type_desc(t->elem); value = type_desc(t->value); break;
     case TypeKind::Nullable: kind = TY_NULLABLE; elem = type_desc(t->elem); break;
     case TypeKind::Actor: kind = TY_ACTOR; break;
+    case TypeKind::Interface: kind = TY_IFACE; break;  // the class desc is in the box's vtable
     case TypeKind::Union:
       if (!t->uni->has_payload) break;  // a bare-only union is its tag: TY_INT
       kind = TY_UNION;

@@ -91,12 +91,14 @@ llvm::StructType* Emitter::box_type() {
   return box_type_;
 }
 
-// The methods of `cls` in the order `i` declares them.
+// Slot 0: the WoClassDesc of `cls` (the runtime deep-copies a box that
+// crosses shards by it, WO_TY_IFACE); then the methods of `cls` in the order
+// `i` declares them (emit_iface_call adds the 1).
 llvm::Constant* Emitter::vtable(const ClassInfo* cls, const sema::InterfaceInfo* i) {
   auto key = std::make_pair(cls, i);
   auto it = vtables_.find(key);
   if (it != vtables_.end()) return it->second;
-  std::vector<llvm::Constant*> entries;
+  std::vector<llvm::Constant*> entries = {class_desc(cls)};
   for (auto& m : i->methods) entries.push_back(fns_.at(cls->method(m.name)));
   auto* ty = llvm::ArrayType::get(ptr_, entries.size());
   auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage,
@@ -111,6 +113,7 @@ llvm::Type* Emitter::slot_code_type(char code) {
     case 'b': return i1_;
     case 'f': return f64_;
     case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'Q': case 'H': case 'a':
+    case 'c':
       return ptr_;
     default: return i64_;  // i n S e K V, and the ?X word
   }
@@ -205,7 +208,7 @@ void Emitter::declare_runtime() {
     std::vector<llvm::Type*> params;
     for (char c : bi.params) {
       params.push_back(slot_code_type(c));
-      if (c == 'a' || c == 'm') params.push_back(ptr_);  // the value's (the message's) WoTypeDesc
+      if (c == 'a' || c == 'c' || c == 'm') params.push_back(ptr_);  // the value's (the message's) WoTypeDesc
     }
     if (bi.result.find('X') != std::string_view::npos) params.push_back(ptr_);  // the target's WoTypeDesc
     if (bi.flags & sema::TRAPS) params.push_back(ptr_);

@@ -7,9 +7,10 @@
 
 namespace wo {
 
+inline constexpr std::string_view kStdlibNamespaces[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
+
 inline bool is_stdlib_namespace(std::string_view n) {
-  static constexpr std::string_view kNames[] = {"fs", "proc", "net", "time", "json", "env", "signal", "term"};
-  for (std::string_view x : kNames)
+  for (std::string_view x : kStdlibNamespaces)
     if (n == x) return true;
   return false;
 }

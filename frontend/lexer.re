@@ -70,6 +70,7 @@ class Lexer {
   }
 
   std::vector<Token> run();
+  void keep_comments(std::vector<Comment>* sink) { comments_ = sink; }
   bool ok() const { return ok_; }
   bool saw_directive() const { return saw_directive_; }
 
@@ -106,6 +107,7 @@ class Lexer {
   Diagnostics* diags_;
   bool ok_ = true;
   bool saw_directive_ = false;
+  std::vector<Comment>* comments_ = nullptr;  // LexOptions::comments
   std::vector<Token> toks_;
   // Line tracking for loc_at: lines are counted forward from the last query.
   size_t lt_pos_ = 0;
@@ -548,6 +550,11 @@ std::vector<Token> Lexer::run() {
       "--" {
         const void* nl = std::memchr(cur, '\n', static_cast<size_t>(limit - cur));
         cur = nl ? static_cast<const uc*>(nl) : limit;
+        if (comments_) {
+          Comment& c = comments_->emplace_back();
+          c.loc = loc_at(b);
+          c.text.assign(reinterpret_cast<const char*>(s_ + b), static_cast<size_t>(cur - tok));
+        }
         continue;
       }
 
@@ -662,8 +669,9 @@ std::vector<Token> Lexer::run() {
 std::vector<Token> lex_file(uint32_t file_id, std::string_view text, Diagnostics& diags,
                             const LexOptions& opts) {
   Lexer lx(file_id, text, Loc{file_id, 1, 1, 0}, &diags);
+  lx.keep_comments(opts.comments);
   std::vector<Token> toks = lx.run();
-  if (!lx.saw_directive()) return toks;
+  if (!lx.saw_directive() || opts.keep_directives) return toks;
   return detail::filter_directives(std::move(toks), text, diags, opts);
 }
 

@@ -40,6 +40,13 @@ bool read_file(const std::string& path, std::string& out, std::string& err) {
 
 bool is_wo(const fs::path& p) { return p.extension() == ".wo"; }
 
+// `x_test.wo`: read only by `woc test`, and only in the program's own tree
+// (never in a dependency), as Go does with _test.go files.
+bool is_test_file(const fs::path& p) {
+  std::string n = p.filename().string();
+  return n.size() > 8 && n.compare(n.size() - 8, 8, "_test.wo") == 0;
+}
+
 // "billing/tax" for <root>/billing/tax; "" for the root itself.
 std::string module_name(const fs::path& dir, const fs::path& root) {
   fs::path rel = dir.lexically_relative(root);
@@ -66,7 +73,8 @@ ast::Ptr<ast::File> add_and_parse(const std::string& path, std::string text, con
 // Directories in `skip` (path dependencies kept inside the project) are left
 // to their own collect.
 bool collect(const fs::path& root, const std::string& prefix, const std::vector<fs::path>& skip,
-             std::map<std::string, std::vector<std::string>>& modules, std::string& io_error) {
+             std::map<std::string, std::vector<std::string>>& modules, std::string& io_error,
+             bool with_tests = false) {
   std::error_code ec;
   auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
@@ -84,6 +92,7 @@ bool collect(const fs::path& root, const std::string& prefix, const std::vector<
       continue;
     }
     if (!e.is_regular_file(ec) || !is_wo(e.path())) continue;
+    if (is_test_file(e.path()) && !with_tests) continue;
     std::string mod = module_name(e.path().parent_path(), root);
     if (!prefix.empty()) mod = mod.empty() ? prefix : prefix + "/" + mod;
     modules[mod].push_back((root / e.path().lexically_relative(root)).string());
@@ -94,14 +103,17 @@ bool collect(const fs::path& root, const std::string& prefix, const std::vector<
 
 // Reads, lexes and parses every module of `modules` into res.program.
 bool parse_modules(std::map<std::string, std::vector<std::string>>& modules, LoadResult& res, SourceManager& sm,
-                   Diagnostics& diags, const LexOptions& opts) {
+                   Diagnostics& diags, const LexOptions& opts, const SourceOverlay* overlay) {
   for (auto& [mod, files] : modules) {
     std::sort(files.begin(), files.end());
     auto m = std::make_unique<ast::Module>();
     m->path = mod;
     for (const std::string& f : files) {
       std::string text, err;
-      if (!read_file(f, text, err)) {
+      auto over = overlay ? overlay->find(fs::path(f).lexically_normal().string()) : SourceOverlay::const_iterator{};
+      if (overlay && over != overlay->end()) {
+        text = over->second;  // an editor's unsaved buffer (woc lsp)
+      } else if (!read_file(f, text, err)) {
         res.io_error = err;
         return false;
       }
@@ -183,7 +195,7 @@ bool means_stdlib_framework(const ast::Program& program, const std::string& owne
 // folder, its internal/ is private to it). Only programs that use it pay
 // for parsing it. docs/decisions/0024.
 bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResult& res, SourceManager& sm,
-                          Diagnostics& diags, const LexOptions& opts) {
+                          Diagnostics& diags, const LexOptions& opts, const SourceOverlay* overlay) {
   bool wanted = false;
   for (const auto& m : res.program.modules) {
     bool uses = false;
@@ -207,7 +219,7 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
   deps.push_back(ResolvedDep{kStdlibFramework, root.string()});
   loaded = true;
   size_t first = res.program.modules.size();
-  if (!parse_modules(modules, res, sm, diags, opts)) return false;
+  if (!parse_modules(modules, res, sm, diags, opts, overlay)) return false;
   drop_unused_table_modules(res.program, first);
   return true;
 }
@@ -215,7 +227,7 @@ bool add_stdlib_framework(std::vector<ResolvedDep>& deps, bool& loaded, LoadResu
 }  // namespace
 
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags, const LexOptions& opts,
-                        bool update_deps) {
+                        bool update_deps, const SourceOverlay* overlay) {
   LoadResult res;
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
@@ -233,7 +245,7 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
     res.program.library = project.library;
     std::vector<fs::path> dep_dirs;
     for (const ResolvedDep& d : project.deps) dep_dirs.emplace_back(d.dir);
-    if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error)) return res;
+    if (!collect(fs::path(path), "", dep_dirs, modules, res.io_error, opts.with_tests)) return res;
     for (const ResolvedDep& d : project.deps)
       if (!collect(fs::path(d.dir), d.name, {}, modules, res.io_error)) return res;
   } else {
@@ -242,8 +254,8 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
 
   std::vector<ResolvedDep> deps = project.deps;
   bool stdlib_loaded = false;
-  if (!parse_modules(modules, res, sm, diags, opts)) return res;
-  if (!add_stdlib_framework(deps, stdlib_loaded, res, sm, diags, opts)) return res;
+  if (!parse_modules(modules, res, sm, diags, opts, overlay)) return res;
+  if (!add_stdlib_framework(deps, stdlib_loaded, res, sm, diags, opts, overlay)) return res;
 
   // Dependencies: a dep's own `use a/b` means its directory a/b, which is
   // module `<dep>/a/b` here — except a `use framework…` that means the

@@ -2,6 +2,7 @@
 // module; every subdirectory holding .wo files is a module for `use`).
 // Reads, lexes and parses every file, then substitutes constants per module.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 
@@ -21,8 +22,12 @@ struct LoadResult {
 // the lock) and each dependency's directories become modules `<dep>` and
 // `<dep>/sub` (docs/decisions/0022-packages.md). A manifest or dependency
 // failure is an io_error (exit 2); WO-E108 goes to `diags`.
+// Files whose text is in `overlay` (keyed by the lexically normal path, as
+// std::filesystem::path::lexically_normal spells it) are taken from there
+// instead of the disk: the unsaved buffers of an editor (woc lsp).
+using SourceOverlay = std::map<std::string, std::string>;
 LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics& diags,
-                        const LexOptions& opts, bool update_deps = false);
+                        const LexOptions& opts, bool update_deps = false, const SourceOverlay* overlay = nullptr);
 
 // A one-file program from memory (`path` is only what diagnostics show): what
 // load_program does for a .wo file, without the file system. The fuzz targets

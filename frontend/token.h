@@ -41,8 +41,18 @@ struct Token {
   std::vector<TextPiece> pieces;  // TextLit: the pieces in order (only when has_holes)
 };
 
+// A `--` comment, kept aside by the lexer when asked (LexOptions::comments):
+// the formatter needs them; the parser never sees them.
+struct Comment {
+  Loc loc;           // the first `-`
+  std::string text;  // from `--` to the end of the line, without the line feed
+};
+
 struct LexOptions {
-  std::set<std::string> defines;  // -D flags for #if
+  std::set<std::string> defines;        // -D flags for #if
+  std::vector<Comment>* comments = nullptr;  // non-null: every comment is appended here
+  bool keep_directives = false;         // skip the #if filter: #if/#else/#end tokens and both branches stay
+  bool with_tests = false;              // loader: also read the program's *_test.wo files (woc test)
 };
 
 // Lexes a whole file: NEWLINE handling, `..` continuation, comments, literals,

@@ -16,6 +16,7 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
           libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
+          nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
 
@@ -26,8 +27,18 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The tree-sitter tools of editors/tree-sitter-wo come from the npm registry
+# (built once into build/tree-sitter/tools, where its ctest looks).
+tree_sitter() {
+  [[ $# -eq 0 ]] || return 0
+  # Not fatal here: the ctest editors.tree-sitter runs the same script and fails there if it still cannot.
+  bash "$(dirname "$0")/setup-tree-sitter.sh" "$(cd "$(dirname "$0")/.." && pwd)/build/tree-sitter/tools" ||
+    echo "setup-deps: the tree-sitter tools could not be built now (ctest editors.tree-sitter tries again)" >&2
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup-deps: all present (${packages[*]})"
+  tree_sitter "$@"
   exit 0
 fi
 
@@ -62,3 +73,4 @@ apt_retry() {
 apt_retry update -q
 apt_retry install -y -q --no-install-recommends "${missing[@]}"
 echo "setup-deps: installed ${missing[*]}"
+tree_sitter "$@"

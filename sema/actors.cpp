@@ -2,9 +2,10 @@
 // common/builtins.def (flag ACTOR: send, call, monitor, time.after).
 //  * WO-E221: `spawn` of a class without `fn receive(msg: M)` (one parameter,
 //    M a class, record or union).
-//  * WO-E222: a traced class (or an interface value) in an actor's state, its
-//    message type or its reply type, checked at `spawn` (also when nothing
-//    is ever sent) and at every send/call/monitor/time.after of the message.
+//  * WO-E222: a traced class (also one an interface value in it may hold) in
+//    an actor's state, its message type or its reply type, checked at `spawn`
+//    (also when nothing is ever sent) and at every send/call/monitor/
+//    time.after of the message.
 //  * WO-E226: the program-wide reply table — `call` on an M needs every
 //    `receive(msg: M)` of the program to declare one copyable scalar reply R.
 //    Reported at the `call` (docs/decisions/0019-actor-typing.md).
@@ -44,44 +45,54 @@ bool Checker::message_type_ok(const Type* m) {
 }
 
 // WO-E222: `t` (a message, a state or a reply) must not be or contain a
-// traced class nor an interface value: what crosses actors moves (or is deep
-// copied to another shard), and a shared graph cannot.
+// traced class: what crosses actors moves (or is deep copied to another
+// shard), and a shared graph cannot. An interface value may hold any class
+// of the program that satisfies it, so it crosses iff each of those may
+// (docs/decisions/0032); `seen` guards cycles through interfaces and classes.
 void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
   if (!traced_) traced_ = std::make_unique<TracedClasses>(infer_traced(info_));
   std::set<const void*> seen;
-  std::string found_iface, found_traced;  // the first of each, with the field that leads to it
-  std::function<void(const Type*, const std::string&)> walk = [&](const Type* x, const std::string& via) {
-    if (!x || !found_iface.empty()) return;
-    x = x->base();
-    auto in = [&](const std::string& field) { return via.empty() ? field : via; };
-    switch (x->kind) {
-      case TypeKind::List: walk(x->elem, via); return;
-      case TypeKind::Map: walk(x->value, via); return;
-      case TypeKind::Interface:
-        found_iface = "an interface value (`" + x->iface->name + "`" + (via.empty() ? "" : ", in " + via) + ")";
-        return;
-      case TypeKind::Union:
-        if (!seen.insert(x->uni).second) return;
-        for (auto& v : x->uni->variants)
-          for (auto& f : v.payload) walk(f.type, in(v.name + "." + f.name));
-        return;
-      case TypeKind::Class: {
-        const ClassInfo* c = x->cls;
-        if (c->is_table || !seen.insert(c).second) return;
-        if (found_traced.empty() && traced_->classes.count(c))
-          found_traced = "`" + c->name + "`" + (via.empty() ? "" : " (in " + via + ")") +
-                         ", which is traced because it can reach itself: " + traced_->why.at(c);
-        for (auto& f : c->fields) walk(f.type, in(c->name + "." + f.name));
-        return;
-      }
-      default: return;
-    }
-  };
-  walk(t, "");
-  if (!found_iface.empty())
-    error(DiagCode::E222, loc, what + " holds " + found_iface + ": interface values cannot cross actors yet in woc");
-  else if (!found_traced.empty())
-    error(DiagCode::E222, loc, what + " is or contains the traced class " + found_traced +
+  std::string found;  // the first traced class, with the field (and interface) that leads to it
+  // `via`: the first field on the way; `iface`: set when the class was reached
+  // as a possible content of that interface.
+  std::function<void(const Type*, const std::string&, const InterfaceInfo*)> walk =
+      [&](const Type* x, const std::string& via, const InterfaceInfo* iface) {
+        if (!x || !found.empty()) return;
+        x = x->base();
+        auto in = [&](const std::string& field) { return via.empty() ? field : via; };
+        switch (x->kind) {
+          case TypeKind::List: walk(x->elem, via, nullptr); return;
+          case TypeKind::Map: walk(x->value, via, nullptr); return;
+          case TypeKind::Interface:
+            if (!seen.insert(x->iface).second) return;
+            for (auto& c : info_.classes)
+              if (!c->is_table && satisfies(*c, *x->iface, nullptr)) walk(c->type, via, x->iface);
+            return;
+          case TypeKind::Union:
+            if (!seen.insert(x->uni).second) return;
+            for (auto& v : x->uni->variants)
+              for (auto& f : v.payload) walk(f.type, in(v.name + "." + f.name), nullptr);
+            return;
+          case TypeKind::Class: {
+            const ClassInfo* c = x->cls;
+            if (c->is_table || !seen.insert(c).second) return;
+            if (traced_->classes.count(c)) {
+              std::string where_from = iface ? "it satisfies the interface `" + iface->name + "`" +
+                                                   (via.empty() ? "" : ", in " + via)
+                                             : via.empty() ? "" : "in " + via;
+              found = "`" + c->name + "`" + (where_from.empty() ? "" : " (" + where_from + ")") +
+                      ", which is traced because it can reach itself: " + traced_->why.at(c);
+              return;
+            }
+            for (auto& f : c->fields) walk(f.type, in(c->name + "." + f.name), nullptr);
+            return;
+          }
+          default: return;
+        }
+      };
+  walk(t, "", nullptr);
+  if (!found.empty())
+    error(DiagCode::E222, loc, what + " is or may contain the traced class " + found +
                                    "; a shared graph cannot move between actors");
 }
 

@@ -531,7 +531,9 @@ const Type* Checker::check_as(ast::Expr& e) {
     return target;
   }
   if (!json_encodable(target) || target->is_nullable()) {
+    as_target_ = target;  // the call has its `as T`: only the refusal below is reported
     check_expr(inner);
+    as_target_ = nullptr;
     error(DiagCode::E403, at(e.as_type->span), "json.decode cannot build a value of type " + type_name(target));
     return types_.poison();
   }
@@ -621,6 +623,7 @@ bool fits(char code, const Type* t, const Type* arg0) {
     case 'T': return t->kind == TypeKind::List && t->elem->kind == TypeKind::Text;
     case 'H': return t->kind == TypeKind::Map && t->elem->kind == TypeKind::Text && t->value->kind == TypeKind::Text;
     case 'a': return t->kind != TypeKind::Void && t->kind != TypeKind::Nil;
+    case 'c': return t->is_heap();
     case 'e':
       if (!arg0 || arg0->kind != TypeKind::List) return true;
       return element_fits(arg0->elem);
@@ -652,6 +655,7 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
     case 'S': t = types_.timestamp(); break;
     case 'T': t = types_.list_of(types_.text()); break;
     case '0': t = arg0 ? arg0 : types_.poison(); break;
+    case 'c': t = args.empty() ? types_.poison() : args[0]; break;
     case 'e': t = arg0 && arg0->kind == TypeKind::List ? arg0->elem : types_.poison(); break;
     case 'K': t = arg0 && arg0->kind == TypeKind::Map ? arg0->elem : types_.poison(); break;
     case 'V': t = arg0 && arg0->kind == TypeKind::Map ? arg0->value : types_.poison(); break;
@@ -721,6 +725,7 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
         check_flow(c0->value, args[i], at(e.args[i]->span), "value of `" + shown + "`", Flow::Element);
       if (c == 'a' && !json_encodable(args[i]))
         error(DiagCode::E403, at(e.args[i]->span), "a value of type " + type_name(args[i]) + " cannot be encoded as JSON");
+      if (c == 'c') check_crossing(args[i], at(e.args[i]->span), "the argument of `" + shown + "` (" + type_name(args[i]) + ")");
     }
     if ((b.flags & MUTATES) && !e.args.empty()) refuse_row_copy_change(*e.args[0], "`" + shown + "`");
     auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, shown});

@@ -232,16 +232,20 @@ void Checker::resolve_interface(InterfaceInfo& i) {
 }
 
 bool Checker::satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::string* why) {
+  return sema::satisfies(cls, i, why);
+}
+
+bool satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::string* why) {
   for (auto& m : i.methods) {
     FnInfo* fn = cls.method(m.name);
     if (!fn || fn->is_static) {
-      *why = "`" + cls.name + "` has no method `" + m.name + "` required by `" + i.name + "`";
+      if (why) *why = "`" + cls.name + "` has no method `" + m.name + "` required by `" + i.name + "`";
       return false;
     }
     bool same = fn->params.size() == m.params.size() && fn->ret == m.ret;
     for (size_t k = 0; same && k < m.params.size(); ++k) same = fn->params[k]->type == m.params[k];
     if (!same) {
-      *why = "`" + cls.name + "." + m.name + "` does not match the signature required by `" + i.name + "`";
+      if (why) *why = "`" + cls.name + "." + m.name + "` does not match the signature required by `" + i.name + "`";
       return false;
     }
   }

@@ -627,64 +627,98 @@ class OwnershipPass {
 // classes, unions, lists, map values and interfaces) form cycles: they are traced. Each
 // edge is labelled with the field it goes through, so the path back to the
 // class can be shown (WO-E222 names why a class is traced).
+// Traced classes (language.md §15.6; docs/decisions/0032). A class is traced
+// when it reaches itself through fields of classes and unions (`?Node`).
+// Edges through an interface value go to every class that satisfies it (a
+// box holds nothing else); a box is always owned, so recursion through one
+// alone (a decorator: `Frame { inner: Shape }` that is itself a Shape) cannot
+// close a cycle and does not make a class traced. Only when such a path
+// meets a traced class (the aliased object a run-time cycle needs) is every
+// class on it traced too, so the collector can walk the whole cycle.
 TracedClasses infer_traced(const ProgramInfo& info) {
-  using Edge = std::pair<const void*, std::string>;
-  std::map<const void*, std::vector<Edge>> edges;
-  std::function<void(const void*, const Type*, const std::string&)> add = [&](const void* from, const Type* t,
-                                                                              const std::string& via) {
-    if (!t) return;
-    t = t->base();
-    switch (t->kind) {
-      case TypeKind::List: add(from, t->elem, via); break;
-      case TypeKind::Map: add(from, t->value, via); break;  // keys are Int-shaped or Text
-      case TypeKind::Class:
-        if (!t->cls->is_table) edges[from].push_back({t->cls, via});  // rows are ids: they never close a cycle
-        break;
-      case TypeKind::Union: edges[from].push_back({t->uni, via}); break;
-      case TypeKind::Interface:
-        for (auto& c : info.classes)  // could hold any class
-          edges[from].push_back({c.get(), via + " (an interface value, which may hold any class)"});
-        break;
-      default: break;
-    }
+  struct Edge {
+    const void* to;
+    std::string via;
+    bool iface;
   };
+  std::map<const void*, std::vector<Edge>> edges;
+  std::function<void(const void*, const Type*, const std::string&, bool)> add =
+      [&](const void* from, const Type* t, const std::string& via, bool iface) {
+        if (!t) return;
+        t = t->base();
+        switch (t->kind) {
+          case TypeKind::List: add(from, t->elem, via, iface); break;
+          case TypeKind::Map: add(from, t->value, via, iface); break;  // keys are Int-shaped or Text
+          case TypeKind::Class:
+            if (!t->cls->is_table) edges[from].push_back({t->cls, via, iface});  // rows are ids: they never close a cycle
+            break;
+          case TypeKind::Union: edges[from].push_back({t->uni, via, iface}); break;
+          case TypeKind::Interface:
+            // A box holds only a class that satisfies the interface (WO-E205
+            // at every conversion), never a row.
+            for (auto& c : info.classes)
+              if (!c->is_table && satisfies(*c, *t->iface, nullptr))
+                edges[from].push_back({c.get(), via + " (an interface value, which may hold a `" + c->name + "`)", true});
+            break;
+          default: break;
+        }
+      };
   for (auto& c : info.classes)
-    for (auto& f : c->fields) add(c.get(), f.type, c->name + "." + f.name);
+    for (auto& f : c->fields) add(c.get(), f.type, c->name + "." + f.name, false);
   for (auto& u : info.unions)
     for (auto& v : u->variants)
-      for (auto& f : v.payload) add(u.get(), f.type, v.name + "." + f.name);
-  TracedClasses traced;
-  for (auto& c : info.classes) {
-    // Is c reachable from its own fields? Breadth first, remembering the edge
-    // each node was reached by, so the shortest path back is the reason.
+      for (auto& f : v.payload) add(u.get(), f.type, v.name + "." + f.name, false);
+  // The shortest way from `from` back to `to` (breadth first), over class and
+  // union edges only or over interface edges too; "" when there is none,
+  // else the fields on the way ("A.b -> B.a -> ").
+  auto path = [&](const void* from, const void* to, bool with_iface) -> std::string {
     std::map<const void*, const Edge*> reached_by;
     std::map<const void*, const void*> parent;
-    std::vector<const void*> work = {c.get()};
+    std::vector<const void*> work = {from};
     bool found = false;
     for (size_t k = 0; k < work.size() && !found; ++k) {
       const void* n = work[k];
       for (const Edge& e : edges[n]) {
-        if (reached_by.count(e.first)) continue;
-        reached_by[e.first] = &e;
-        parent[e.first] = n;
-        if (e.first == c.get()) {
+        if ((e.iface && !with_iface) || reached_by.count(e.to)) continue;
+        reached_by[e.to] = &e;
+        parent[e.to] = n;
+        if (e.to == to) {
           found = true;
           break;
         }
-        work.push_back(e.first);
+        work.push_back(e.to);
       }
     }
-    if (!found) continue;
-    std::vector<std::string> path;
-    for (const void* n = c.get();;) {
-      path.push_back(reached_by[n]->second);
+    if (!found) return "";
+    std::vector<std::string> steps;
+    for (const void* n = to;;) {
+      steps.push_back(reached_by[n]->via);
       n = parent[n];
-      if (n == c.get()) break;
+      if (n == from) break;
     }
-    std::string why;
-    for (auto it = path.rbegin(); it != path.rend(); ++it) why += *it + " -> ";
+    std::string out;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) out += *it + " -> ";
+    return out;
+  };
+  TracedClasses traced;
+  for (auto& c : info.classes) {
+    std::string why = path(c.get(), c.get(), false);
+    if (why.empty()) continue;
     traced.classes.insert(c.get());
     traced.why[c.get()] = why + c->name;
+  }
+  std::set<const ClassInfo*> seeds = traced.classes;
+  for (auto& c : info.classes) {
+    if (seeds.count(c.get())) continue;
+    for (const ClassInfo* s : seeds) {
+      std::string there = path(c.get(), s, true);
+      if (there.empty()) continue;
+      std::string back = path(s, c.get(), true);
+      if (back.empty()) continue;
+      traced.classes.insert(c.get());
+      traced.why[c.get()] = there + back + c->name + " (through the traced class `" + s->name + "`)";
+      break;
+    }
   }
   return traced;
 }

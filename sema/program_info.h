@@ -168,4 +168,9 @@ struct ProgramInfo {
   std::set<const ast::Expr*> moves;
 };
 
+// Whether `cls` structurally satisfies `i` (language.md §6.10): every
+// method of `i` as a non-static method of the same signature. `why` (may be
+// null) says which method is missing or differs.
+bool satisfies(const ClassInfo& cls, const InterfaceInfo& i, std::string* why);
+
 }  // namespace wo::sema

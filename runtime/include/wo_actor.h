@@ -55,6 +55,11 @@ typedef struct WoActorType {
   const WoTypeDesc* msg;                            // the message type M
 } WoActorType;
 
+// `deep_copy(x)` (docs/decisions/0032): a copy of `value` (a heap value of
+// type `type`, or NULL for nil) that shares nothing mutable with it, made by
+// the copier that moves messages across shards; `value` stays the caller's.
+void* wo_deep_copy(void* value, const WoTypeDesc* type);
+
 // `spawn C { ... }`: takes the state object; places the actor round-robin on
 // a shard; runs none of its code. Returns the address.
 int64_t wo_spawn(void* state, const WoActorType* type, const WoSite* site);

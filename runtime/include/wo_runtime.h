@@ -170,7 +170,12 @@ enum {
   WO_TY_NULLABLE = 8,            // `elem` = the non-nullable inner type
   WO_TY_JSON_VALUE = 9,
   WO_TY_UNION = 10,              // a payload union (a pointer): `variants[tag]` lays out each variant
-  WO_TY_ACTOR = 11               // an actor address: a 64-bit word, copied as is
+  WO_TY_ACTOR = 11,              // an actor address: a 64-bit word, copied as is
+  // An interface value: a pointer to a box { WoHeader, obj, vtable } (NULL =
+  // nil). Slot 0 of every vtable is the WoClassDesc of the boxed object's
+  // dynamic class, so the box can be deep-copied without its static type
+  // naming the class (the methods follow from slot 1).
+  WO_TY_IFACE = 12
 };
 
 struct WoClassDesc;
@@ -282,6 +287,12 @@ int64_t wo_float_cmp(double a, double b);
 int64_t wo_text_len(WoText* t);
 int64_t wo_words(WoText* t);
 int64_t wo_byte_at(WoText* t, int64_t i, const WoSite* site);
+// assert / assert_eq (runtime/src/assert.cpp): a failed check traps EXPLICIT (8).
+void wo_assert(bool cond, WoText* msg, const WoSite* site);
+void wo_assert_eq_bool(bool a, bool b, const WoSite* site);
+void wo_assert_eq_int(int64_t a, int64_t b, const WoSite* site);
+void wo_assert_eq_float(double a, double b, const WoSite* site);
+void wo_assert_eq_text(WoText* a, WoText* b, const WoSite* site);
 WoText* wo_char_of(int64_t b);
 WoText* wo_substr(WoText* t, int64_t start, int64_t count);
 WoText* wo_trim(WoText* t);

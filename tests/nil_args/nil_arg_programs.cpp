@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     std::string params(b.params);
     std::string sig = shown(b) + "(" + params + ")";
     for (size_t p = 0; p < params.size(); ++p) {
-      if (params[p] == 'a') continue;  // any value, nil included
+      if (params[p] == 'a' || params[p] == 'c') continue;  // any value (a deep_copy may be nil), nil included
       std::ostringstream body;
       std::string call_args;
       for (size_t i = 0; i < params.size(); ++i) {

@@ -34,7 +34,8 @@ variant remaining-limit stdlib/framework/middleware/limiter.wo 'r.headers["x-rat
 variant empty-ip-bucket stdlib/framework/middleware/limiter.wo '    if ip != "" {' '    if true {'
 variant not-durable stdlib/framework/middleware/store.wo '@table(name: "rate_limit_counters", index: [key])' '@table(name: "rate_limit_counters", index: [key], durable: false)'
 variant ignore-sigterm porch/limiter-server/main.wo 'while not env.stopping() {' 'while true {'
-variant bypass-actor stdlib/framework/middleware/keypool.wo '  let reply = call(pool_select(p, key), PoolMsg { kind: KIND_COUNT, key: key, limit: limit, window: window_us })' '  let reply = racy_count(key, window_us)
+variant bypass-actor stdlib/framework/middleware/keypool.wo '  let reply = call(pool_select(p, key), PoolMsg { kind: KIND_COUNT, key: key, limit: limit, window: window_us,
+                                                        req: nil, handler: nil })' '  let reply = racy_count(key, window_us)
   return racy_verdict(reply, limit)
 }
 -- broken on purpose: counts in the caller fiber, yielding between read and write
@@ -57,11 +58,7 @@ fn racy_verdict(reply: Int, limit: Int) -> Verdict {
 fn unused_tail(limit: Int) -> Verdict {
   let reply = 1000000001'
 I=stdlib/framework/middleware/idempotent.wo
-variant never-stored $I '  if m.limit < 200 or m.limit > 399 {' '  if true {'
-variant digest-ignored $I '      if row.digest != m.digest { return BEGIN_MISMATCH }' ''
-variant busy-runs-too $I '    return BEGIN_BUSY' '    return BEGIN_CLAIMED'
-variant stores-5xx $I '  if m.limit < 200 or m.limit > 399 {' '  if m.limit < 200 {'
-variant no-run-cap $I '  if a.running >= a.cap { return BEGIN_SATURATED }' ''
-variant slow-poll $I 'const WAIT_POLL_MS = 5' 'const WAIT_POLL_MS = 1000'
-# caught by corpus run/fw-idempotent (set-cookie on the owner's answer), not by a gate leg
-variant owner-own-bytes $I '    return rebuild(stored)' '    return r'
+variant never-stored $I '  if r.status < 200 or r.status > 399 {' '  if true {'
+variant digest-ignored $I '      if row.digest != m.digest { return BEGIN_MISMATCH * REPLY_BASE }' ''
+variant stores-5xx $I '  if r.status < 200 or r.status > 399 {' '  if r.status < 200 {'
+variant relay-kept $I '  if once {' '  if false {'

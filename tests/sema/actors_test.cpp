@@ -69,7 +69,7 @@ TEST_CASE("actors: WO-E221 — spawn needs `fn receive(msg: M)` with M a class, 
             .empty());
 }
 
-TEST_CASE("actors: WO-E222 — a traced class or an interface value in state, message or reply, even unsent") {
+TEST_CASE("actors: WO-E222 — a traced class (also one an interface value may hold) in state, message or reply, even unsent") {
   const std::string node = "class Node {\n  next: ?Node\n}\n";  // lines 1-3: traced
   CHECK(check(node + "class S {\n  pad: Int\n  fn receive(m: Node) {}\n}\nfn main() {\n  let s = spawn S { pad: 0 }\n}\n") ==
         V{"WO-E222@9:11"});
@@ -77,8 +77,12 @@ TEST_CASE("actors: WO-E222 — a traced class or an interface value in state, me
                      "fn main() {\n  let s = spawn S { ns: [] }\n}\n") == V{"WO-E222@12:11"});
   CHECK(check(node + "class M {\n  inner: ?Holder\n}\nclass Holder {\n  n: ?Node\n}\nclass S {\n  pad: Int\n"
                      "  fn receive(m: M) {}\n}\nfn main() {\n  let s = spawn S { pad: 0 }\n}\n") == V{"WO-E222@15:11"});
-  CHECK(check("interface Shape {\n  fn area() -> Int\n}\nclass M {\n  s: Shape\n}\nclass S {\n  pad: Int\n"
-              "  fn receive(m: M) {}\n}\nfn main() {\n  let s = spawn S { pad: 0 }\n}\n") == V{"WO-E222@12:11"});
+  // an interface value crosses iff every class satisfying it may (decision 0032)
+  const std::string shape = "interface Shape {\n  fn area() -> Int\n}\nclass M {\n  s: Shape\n}\nclass S {\n  pad: Int\n"
+                            "  fn receive(m: M) {}\n}\nfn main() {\n  let s = spawn S { pad: 0 }\n}\n";
+  CHECK(check(shape).empty());
+  CHECK(check(shape + "class Ring {\n  next: ?Ring\n  fn area() -> Int {\n    return 1\n  }\n}\n") ==
+        V{"WO-E222@12:11"});
   // a message sent to an address of a traced type, with no spawn in sight
   CHECK(check(node + "fn f(a: actor Node) {\n  send(a, Node { next: nil })\n}\nfn main() {}\n") == V{"WO-E222@5:11"});
 }

@@ -1,8 +1,13 @@
 // woc: the command-line driver of the .wo compiler. Parses the command line
 // and hands over to one verb (verbs.h); see README.md in this folder.
+#include <cstring>
 #include <iostream>
 
 #include "tools/woc/big_stack.h"
+#include "tools/woc/explain_verb.h"
+#include "tools/woc/fmt_verb.h"
+#include "tools/woc/lsp/server.h"
+#include "tools/woc/test_verb.h"
 #include "tools/woc/options.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/verbs.h"
@@ -12,6 +17,8 @@ namespace {
 
 int woc_main(int argc, char** argv) {
   using namespace wo::driver;
+  // `woc lsp` speaks the Language Server Protocol on stdio, with flags of its own.
+  if (argc >= 2 && std::strcmp(argv[1], "lsp") == 0) return wo::lsp::lsp_main(argc, argv, WOC_VERSION);
   ParseResult parsed = parse_options(argc, argv);
   const Options& opts = parsed.opts;
   if (opts.help) {
@@ -27,6 +34,9 @@ int woc_main(int argc, char** argv) {
     case Verb::Run: return run_verb(opts);
     case Verb::Build: return build_verb(opts);
     case Verb::Check: return check_verb(opts);
+    case Verb::Fmt: return fmt_verb(opts);
+    case Verb::Test: return test_verb(opts);
+    case Verb::Explain: return explain_verb(opts);
     case Verb::None: break;
   }
   return driver_failure("no command given (see woc --help)");

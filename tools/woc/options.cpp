@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "tools/woc/options_tools.h"
+
 namespace wo::driver {
 namespace {
 
@@ -11,7 +13,7 @@ Verb verb_named(std::string_view s) {
   if (s == "run") return Verb::Run;
   if (s == "build") return Verb::Build;
   if (s == "check") return Verb::Check;
-  return Verb::None;
+  return tool_verb_named(s);
 }
 
 // Takes the value of an option written either glued (`-DX`, `--emit-llvm=F`)
@@ -74,6 +76,8 @@ ParseResult parse_options(int argc, char** argv) {
         r.error = "--emit-llvm needs a file name";
         return r;
       }
+    } else if (int took = parse_tool_flag(a, argc, argv, i, o, r.error); took != 0) {
+      if (took < 0) return r;
     } else if (a.size() > 1 && a[0] == '-') {
       r.error = "unknown option `" + std::string(a) + "` (see woc --help)";
       return r;
@@ -84,7 +88,8 @@ ParseResult parse_options(int argc, char** argv) {
   if (!positional.empty()) {
     o.verb = verb_named(positional[0]);
     if (o.verb == Verb::None) {
-      r.error = "unknown command `" + positional[0] + "` (expected run, build or check)";
+      r.error = "unknown command `" + positional[0] +
+                "` (expected run, build, check, test, fmt or explain)";
       return r;
     }
   }
@@ -97,6 +102,7 @@ ParseResult parse_options(int argc, char** argv) {
     r.error = "no command given (see woc --help)";
     return r;
   }
+  if (finish_tool_verb(r, positional)) return r;
   if (positional.size() < 2) {
     r.error = "missing program path (a .wo file or a program directory)";
     return r;
@@ -154,6 +160,10 @@ std::string help_text(Verb verb) {
                  "2 on usage or I/O errors.\n"
                  "\n") +
              common;
+    case Verb::Fmt:
+    case Verb::Test:
+    case Verb::Explain:
+      return tool_help(verb);
     case Verb::None:
       break;
   }
@@ -166,6 +176,10 @@ std::string help_text(Verb verb) {
              "  run PATH [-- ARGS...]   compile and run in process (JIT)\n"
              "  build PATH -o OUT       compile to a native executable\n"
              "  check PATH              report diagnostics only\n"
+             "  test [PATH]             run the fn test_*() of the *_test.wo files\n"
+             "  fmt [--check] PATH...   lay .wo files out in the canonical style\n"
+             "  explain [WO-E###]       explain a diagnostic code (alone: list them)\n"
+             "  lsp                     the language server for editors (stdio; woc lsp --help)\n"
              "\n") +
          common +
          "  --version         print the version\n"

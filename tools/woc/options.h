@@ -8,7 +8,7 @@
 
 namespace wo::driver {
 
-enum class Verb { None, Run, Build, Check };
+enum class Verb { None, Run, Build, Check, Fmt, Test, Explain };
 
 struct Options {
   Verb verb = Verb::None;
@@ -22,6 +22,12 @@ struct Options {
   bool update_deps = false;               // --update-deps: re-resolve git deps, ignoring wo.lock
   bool help = false;                      // --help (for `verb`, or general)
   bool version = false;                   // --version
+  // fmt, test, explain (options_tools.cpp)
+  std::vector<std::string> paths;         // fmt: the files/directories (`-`: stdin)
+  bool fmt_check = false;                 // fmt --check: report, do not rewrite
+  std::string filter;                     // test --filter REGEX
+  int jobs = 0;                           // test -j N (0: the number of cores)
+  std::string code;                       // explain: the code asked for ("" = list them)
 };
 
 struct ParseResult {

@@ -34,22 +34,25 @@ static int write_ir(const llvm::Module& module, const std::string& path) {
   return 0;
 }
 
-Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main) {
+Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main,
+                 const PrepareProgram& prepare) {
   Compiled out;
   SourceManager sources;
   Diagnostics diags(sources);
   LexOptions lex;
   lex.defines = opts.defines;
+  lex.with_tests = opts.verb == Verb::Test;
 
   LoadResult loaded = load_program(opts.path, sources, diags, lex, opts.update_deps);
   if (!loaded.io_error.empty()) {
     out.status = driver_failure(loaded.io_error);  // already worded: "cannot read '...': why"
     return out;
   }
-  if (loaded.program.library && machine && opts.verb != Verb::Check) {
+  if (loaded.program.library && machine && opts.verb != Verb::Check && opts.verb != Verb::Test) {
     out.status = driver_failure(opts.path + "/wo.toml: kind = \"library\" has no entry point to run or build (use `woc check`)");
     return out;
   }
+  if (prepare && !diags.has_errors()) prepare(loaded.program, sources, diags);
   std::unique_ptr<sema::ProgramInfo> info;
   if (!diags.has_errors()) info = sema::analyze(loaded.program, diags);
   // Warnings alone are shown and do not stop the build.

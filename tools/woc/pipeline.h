@@ -3,6 +3,7 @@
 // here; the caller only sees the exit status to use and, when asked for, the
 // optimised module.
 #pragma once
+#include <functional>
 #include <memory>
 
 #include "tools/woc/options.h"
@@ -13,7 +14,19 @@ class Module;
 class TargetMachine;
 }  // namespace llvm
 
+namespace wo {
+class Diagnostics;
+class SourceManager;
+namespace ast {
+struct Program;
+}
+}  // namespace wo
+
 namespace wo::driver {
+
+// Runs between loading and analysis (woc test adds its entry point here);
+// may report diagnostics.
+using PrepareProgram = std::function<void(ast::Program&, SourceManager&, Diagnostics&)>;
 
 struct Compiled {
   int status = 0;  // 0: go on; 1: compile errors (printed); 2: I/O or internal error (printed)
@@ -25,7 +38,8 @@ struct Compiled {
 // Compiles `opts.path`. With `machine` == nullptr stops after sema (woc check
 // without --emit-llvm). Otherwise lowers for `machine` (with a C `main` when
 // `with_c_main`), optimises at opts.opt_level and writes --emit-llvm if asked.
-Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main);
+Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main,
+                 const PrepareProgram& prepare = nullptr);
 
 // Prints `woc: <message>` on stderr and returns 2.
 int driver_failure(const std::string& message);

@@ -17,7 +17,7 @@ namespace {
 bool is_heap_kind(int64_t kind) {
   switch (kind) {
     case WO_TY_TEXT: case WO_TY_BYTES: case WO_TY_JSON_VALUE: case WO_TY_CLASS:
-    case WO_TY_LIST: case WO_TY_MAP: case WO_TY_UNION:
+    case WO_TY_LIST: case WO_TY_MAP: case WO_TY_UNION: case WO_TY_IFACE:
       return true;
     default:
       return false;
@@ -84,6 +84,28 @@ uint64_t copy_map(uint64_t word, const WoTypeDesc* key, const WoTypeDesc* val) {
   return reinterpret_cast<uint64_t>(out);
 }
 
+// An interface box { WoHeader, obj, vtable }: a new box with the same
+// destroy and vtable around a deep copy of the object, laid out by the
+// dynamic class's descriptor in vtable slot 0 (WO_TY_IFACE).
+struct Box {
+  WoHeader h;
+  void* obj;
+  const void* const* vtable;
+};
+
+uint64_t copy_box(uint64_t word) {
+  auto* src = reinterpret_cast<Box*>(word);
+  auto* cls = static_cast<const WoClassDesc*>(src->vtable[0]);
+  auto* dst = static_cast<Box*>(wo_alloc(sizeof(Box), src->h.destroy));
+  dst->obj = nullptr;  // the guard's release must find no object if the copy traps
+  dst->vtable = src->vtable;
+  OwnedGuard guard(dst);
+  auto obj = reinterpret_cast<uint64_t>(src->obj);
+  dst->obj = reinterpret_cast<void*>(immortal(obj) ? obj : copy_object(obj, cls));
+  guard.disown();
+  return reinterpret_cast<uint64_t>(dst);
+}
+
 }  // namespace
 
 bool is_nil(uint64_t word, const WoTypeDesc* type) {
@@ -110,6 +132,8 @@ uint64_t copy_value(uint64_t word, const WoTypeDesc* type) {
       return word == 0 || immortal(word) ? word : copy_list(word, type->elem);
     case WO_TY_MAP:
       return word == 0 || immortal(word) ? word : copy_map(word, type->elem, type->value);
+    case WO_TY_IFACE:
+      return word == 0 || immortal(word) ? word : copy_box(word);
     case WO_TY_NULLABLE:
       return is_heap_kind(type->elem->kind) ? copy_value(word, type->elem) : word;
     default:
@@ -122,3 +146,7 @@ void release_value(uint64_t word, const WoTypeDesc* type) {
 }
 
 }  // namespace wo::sched
+
+extern "C" void* wo_deep_copy(void* value, const WoTypeDesc* type) {
+  return reinterpret_cast<void*>(wo::sched::copy_value(reinterpret_cast<uint64_t>(value), type));
+}
