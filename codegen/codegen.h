@@ -11,15 +11,25 @@ class Module;
 class TargetMachine;
 }  // namespace llvm
 
+namespace wo {
+class SourceManager;
+}
 namespace wo::sema {
 struct ProgramInfo;
 }
 
 namespace wo::codegen {
 
+// DWARF the module carries (debug_info.cpp, docs/decisions/0035 and 0036).
+// Line tables are always emitted: an uncaught trap symbolizes its call chain
+// from them. Full adds types, locals and parameters for a debugger (-g).
+enum class DebugInfo { LineTables, Full };
+
 struct Options {
   int opt_level = 2;        // -O0 .. -O3
   bool with_c_main = false; // woc build: emit `int main(int, char**)`
+  DebugInfo debug = DebugInfo::LineTables;
+  const SourceManager* sources = nullptr;  // file paths for DWARF and trap sites (null: no DWARF)
 };
 
 // The module is NOT verified: run llvm::verifyModule before using it (the

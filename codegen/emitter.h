@@ -11,6 +11,7 @@
 // that is null when empty, so an unwinding trap can release exactly what is
 // live: a landing pad loads each registered slot and releases it.
 #pragma once
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -18,9 +19,11 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "common/source.h"
 #include "sema/builtins.h"
 #include "sema/program_info.h"
 
@@ -106,6 +109,26 @@ class Emitter {
   llvm::Constant* site(int64_t line);
   llvm::Constant* c_string(const std::string& s);
   void make_refcount_helpers();
+
+  // ---- debug_info.cpp (DWARF: always line tables, -g adds types and locals)
+  void di_begin();                                   // the compile unit
+  llvm::DIFile* di_file(uint32_t file);
+  const std::string& source_path(uint32_t file);    // absolute, as DWARF and trap sites name it
+  void di_begin_fn(const FnInfo& fn);                // the subprogram; sets the builder's location
+  void di_set_loc(const Loc& at);                    // line and column of what is emitted next
+  void di_local(const Symbol* sym, llvm::AllocaInst* slot, unsigned arg_no);  // -g: a variable
+  llvm::DIType* di_type(const Type* t);
+  llvm::DIType* di_class(const Type* t);             // -g: a pointer to the object's struct
+  void di_self(const FnInfo& fn);                    // -g: `self` of a method
+  void di_finish();                                  // repairs stray locations, DIBuilder::finalize
+  // Emitting a node: its location while inside it, the parent's again after it.
+  struct LocScope {
+    Emitter& em;
+    llvm::DebugLoc saved;
+    Loc saved_at;
+    LocScope(Emitter& e, const Loc& at) : em(e), saved(e.b_.getCurrentDebugLocation()), saved_at(e.at_) { e.di_set_loc(at); }
+    ~LocScope() { em.b_.SetCurrentDebugLocation(saved); em.at_ = saved_at; }
+  };
 
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
@@ -248,7 +271,14 @@ class Emitter {
   std::map<const ClassInfo*, llvm::GlobalVariable*> actor_types_;
   llvm::Function* box_destroy_ = nullptr;
   std::map<std::string, llvm::Constant*> text_literals_;
-  std::map<std::pair<std::string, int64_t>, llvm::Constant*> sites_;
+  std::map<std::tuple<const FnInfo*, int64_t, uint32_t>, llvm::Constant*> sites_;
+  std::unique_ptr<llvm::DIBuilder> di_;           // null: no DWARF (no sources given)
+  llvm::DICompileUnit* di_cu_ = nullptr;
+  std::map<uint32_t, llvm::DIFile*> di_files_;
+  std::map<uint32_t, std::string> source_paths_;
+  std::map<const Type*, llvm::DIType*> di_types_;
+  llvm::DISubprogram* di_sp_ = nullptr;           // the function being emitted
+  llvm::BasicBlock* stack_trap_bb_ = nullptr;     // its stack check's trap block (moved last)
   llvm::Function* retain_fn_ = nullptr;
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;
@@ -268,6 +298,7 @@ class Emitter {
   std::vector<Loop> loops_;
   llvm::Value* self_ = nullptr;
   int64_t line_ = 0;  // the line of the expression being emitted (traps raised by conversions)
+  Loc at_{};          // the node being emitted (LocScope): a trap site on its line gets its column
 };
 
 }  // namespace wo::codegen

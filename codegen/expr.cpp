@@ -30,6 +30,7 @@ llvm::Value* Emitter::from_slot(llvm::Value* v, const Type* t) {
 
 Val Emitter::emit_expr(const ast::Expr& e) {
   line_ = e.span.begin.line;
+  LocScope at(*this, e.span.begin);
   switch (e.kind) {
     case ExprKind::IntLit: return Val{b_.getInt64(e.int_value)};
     case ExprKind::FloatLit: return Val{llvm::ConstantFP::get(f64_, e.float_value)};

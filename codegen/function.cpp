@@ -58,6 +58,11 @@ llvm::AllocaInst* Emitter::local_slot(const Symbol* sym) {
   if (it != slots_.end()) return it->second;
   llvm::AllocaInst* slot = sym->type->is_heap() ? heap_slot(sym->name) : entry_alloca(llvm_type(sym->type), sym->name);
   slots_[sym] = slot;
+  unsigned arg_no = 0;
+  if (sym->kind == sema::SymKind::Param && fn_)
+    for (size_t i = 0; i < fn_->params.size(); ++i)
+      if (fn_->params[i] == sym) arg_no = static_cast<unsigned>(i + 1 + (fn_->self ? 1 : 0));
+  di_local(sym, slot, arg_no);
   return slot;
 }
 
@@ -194,8 +199,10 @@ void Emitter::emit_stack_check() {
   llvm::BasicBlock* ok_bb = new_block("stack.ok");
   b_.CreateCondBr(below, trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
   b_.SetInsertPoint(trap_bb);
+  LocScope at(*this, fn_->decl->sig.span.begin);  // the trap's frame is the function's line, not line 0
   trap((int64_t)TrapCode::STACK, fn_->decl->sig.span.begin.line);
   b_.SetInsertPoint(ok_bb);
+  stack_trap_bb_ = trap_bb;
 }
 
 void Emitter::emit_fn(const FnInfo& fn) {
@@ -210,6 +217,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   temps_.clear();
   loops_.clear();
   self_ = nullptr;
+  di_begin_fn(fn);
 
   alloca_bb_ = llvm::BasicBlock::Create(ctx_, "entry", llfn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", llfn_);
@@ -225,6 +233,7 @@ void Emitter::emit_fn(const FnInfo& fn) {
   emit_stack_check();
   unsigned arg = 0;
   if (fn.self) self_ = llfn_->getArg(arg++);
+  di_self(fn);
   for (const Symbol* p : fn.params) {
     llvm::Value* v = llfn_->getArg(arg++);
     v->setName(p->name);
@@ -254,9 +263,15 @@ void Emitter::emit_fn(const FnInfo& fn) {
     scopes_.pop_back();
   }
   finish_function_pad(fn_region);
+  // Laid out last (-O0 keeps IR order): the first located instruction, where
+  // a debugger's prologue ends, is then the first statement's.
+  if (stack_trap_bb_) stack_trap_bb_->moveAfter(&llfn_->back());
+  stack_trap_bb_ = nullptr;
   pin_slots_if_big();
   regions_.clear();
   fn_ = nullptr;
+  di_sp_ = nullptr;
+  b_.SetCurrentDebugLocation({});
 }
 
 }  // namespace wo::codegen

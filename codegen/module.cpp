@@ -17,7 +17,7 @@ Emitter::Emitter(const sema::ProgramInfo& prog, llvm::LLVMContext& ctx, const Op
   i1_ = b_.getInt1Ty();
   f64_ = b_.getDoubleTy();
   ptr_ = b_.getPtrTy();
-  site_type_ = llvm::StructType::create(ctx_, {ptr_, i64_}, "WoSite");
+  site_type_ = llvm::StructType::create(ctx_, {ptr_, i64_, ptr_, i64_}, "WoSite");
 }
 
 llvm::Type* Emitter::llvm_type(const Type* t) {
@@ -150,6 +150,10 @@ void Emitter::declare_runtime() {
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, mod_.get());
     if (ret == i1_) f->addRetAttr(llvm::Attribute::ZExt);
     if (noreturn) f->addFnAttr(llvm::Attribute::NoReturn);
+    // Two trap calls must not become one: the merged call would carry the
+    // common scope of both locations, and a trap's call chain would lose its
+    // innermost .wo frame (docs/decisions/0035). Trap paths are cold.
+    if (noreturn) f->addFnAttr(llvm::Attribute::NoMerge);
     if (runtime_nounwind(name)) f->addFnAttr(llvm::Attribute::NoUnwind);
     runtime_[name] = f;
   };
@@ -312,12 +316,16 @@ llvm::Constant* Emitter::text_literal(const std::string& bytes) {
   return text_literals_[bytes] = gv;
 }
 
+// WoSite { fn, line, file, col } (wo_runtime.h). The column is the one of the
+// node being emitted when the site is on its line (0: unknown).
 llvm::Constant* Emitter::site(int64_t line) {
   std::string fn = fn_ ? fn_->name : "?";
-  auto key = std::make_pair(fn, line);
+  uint32_t col = line == at_.line ? at_.col : 0;
+  auto key = std::make_tuple(fn_, line, col);
   auto it = sites_.find(key);
   if (it != sites_.end()) return it->second;
-  auto* init = llvm::ConstantStruct::get(site_type_, {c_string(fn), b_.getInt64(line)});
+  llvm::Constant* file = fn_ && opts_.sources ? c_string(source_path(fn_->file)) : llvm::ConstantPointerNull::get(ptr_);
+  auto* init = llvm::ConstantStruct::get(site_type_, {c_string(fn), b_.getInt64(line), file, b_.getInt64(col)});
   auto* gv = new llvm::GlobalVariable(*mod_, site_type_, true, llvm::GlobalValue::PrivateLinkage, init, ".site");
   return sites_[key] = gv;
 }
@@ -415,6 +423,7 @@ void Emitter::emit_entry_points() {
 
 std::unique_ptr<llvm::Module> Emitter::run() {
   set_target();
+  di_begin();
   declare_runtime();
   make_refcount_helpers();
   for (auto& cls : prog_.classes) layout(cls.get());
@@ -423,6 +432,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   for (auto& cls : prog_.classes)
     for (auto& m : cls->methods) emit_fn(*m);
   if (prog_.main) emit_entry_points();
+  di_finish();
   // Not verified here: the caller does (codegen.h), so that a broken module is
   // reported (woc: exit 2; the fuzzer: a finding) instead of ending the process.
   return std::move(mod_);

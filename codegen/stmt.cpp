@@ -30,6 +30,7 @@ llvm::Value* Emitter::emit_cond(const ast::Expr& e) {
 }
 
 void Emitter::emit_stmt(const ast::Stmt& s) {
+  LocScope at(*this, s.span.begin);
   switch (s.kind) {
     case ast::StmtKind::Let: emit_let(s); return;
     case ast::StmtKind::Assign: emit_assign(s); return;

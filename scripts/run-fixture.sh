@@ -10,7 +10,10 @@
 # Run fixtures: stdout must equal expected.out byte for byte; the exit status
 # must equal expected.exit (default 0, or 1 when expected.trap exists); with
 # expected.trap, stderr must hold a line starting `trap <code> in `; with
-# expected.stderr, the first stderr line must equal its first line. `args`
+# expected.stderr, the first stderr line must equal its first line; with
+# expected.trace, the stderr lines after the first must equal it, `$DIR` in it
+# standing for the fixture directory's absolute path (an uncaught trap's extra
+# lines, docs/decisions/0035; empty: there must be none). `args`
 # holds one program argument per line, `env` one KEY=VALUE per line. `runs`
 # holds a number N: the program runs N times in the same working directory
 # (a durable store set by `env` is reopened, i.e. restarted, by each run);
@@ -143,6 +146,14 @@ if [[ -f $dir/expected.stderr ]]; then
   [[ $want_line == "$got_line" ]] || problems+=("first stderr line:
   expected: $want_line
   actual:   $got_line")
+fi
+
+if [[ -f $dir/expected.trace ]]; then
+  want_trace=$(<"$dir/expected.trace")
+  want_trace=${want_trace//'$DIR'/$dir}
+  got_trace=$(tail -n +2 "$tmp/err")
+  [[ $want_trace == "$got_trace" ]] || problems+=("stderr after the first line differs from expected.trace:
+$(diff -u --label expected.trace --label actual <(printf '%s\n' "$want_trace") <(printf '%s\n' "$got_trace") | head -n 40)")
 fi
 
 if [[ ${#problems[@]} -gt 0 ]]; then

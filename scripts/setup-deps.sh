@@ -14,6 +14,8 @@ set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
+          libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
+          gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")

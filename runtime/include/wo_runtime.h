@@ -93,6 +93,8 @@ typedef struct WoBytes {
 typedef struct WoSite {
   const char* fn;                // the .wo function or method name
   int64_t line;                  // 1-based source line
+  const char* file;              // the source file's absolute path (NULL: unknown)
+  int64_t col;                   // 1-based column (0: unknown)
 } WoSite;
 
 // The predeclared `Error` record bound by `catch (e)`: fields in spec order.
@@ -231,6 +233,13 @@ int64_t wo_gc_tracked(void);  // live traced objects (for tests)
 // Raise trap `code` (traps.def) at `site` with the default message / a message.
 [[noreturn]] void wo_trap(int64_t code, const WoSite* site);
 [[noreturn]] void wo_trap_msg(int64_t code, const WoSite* site, const char* msg);
+// How an uncaught trap's call chain is symbolized (runtime/src/backtrace.cpp):
+// a symbolizer calls `frame` for each .wo frame at code address `pc`,
+// innermost (inlined) first. Native programs read their own line tables;
+// `woc run` installs one that reads the JIT's debug objects.
+typedef void (*WoFrameFn)(void* ctx, const char* fn, const char* file, int64_t line);
+typedef void (*WoSymbolizer)(uintptr_t pc, WoFrameFn frame, void* ctx);
+void wo_set_symbolizer(WoSymbolizer symbolizer);
 // Called from a landing pad of `try ... catch`: takes the in-flight exception
 // object (first value of the landingpad), ends the catch, returns an owned Error.
 // Exceptions that are not traps (std::bad_alloc) become OOM traps.

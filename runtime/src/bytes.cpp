@@ -117,7 +117,7 @@ int64_t wo_bytes_len(WoBytes* b) {
 int64_t wo_bytes_at(WoBytes* b, int64_t i, const WoSite* site) {
   wo::need(b, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b->len)) [[unlikely]]
-    wo::raise(6, site, "bytes index out of range");
+    wo::raise(6, site, "bytes index out of range", wo::index_detail(i, b->len));
   return static_cast<unsigned char>(b->bytes[i]);
 }
 

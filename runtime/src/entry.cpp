@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "backtrace.h"
 #include "heap.h"
 #include "trap.h"
 #include "sched/fiber_local.h"
@@ -30,10 +31,12 @@ WoList* make_args(int argc, char** argv) {
   return args;
 }
 
-// `trap <code> in <fn> at line <line>: <msg>\n` on stderr, written at once.
+// `trap <code> in <fn> at line <line>: <msg>\n` on stderr, written at once,
+// then (unless WO_BACKTRACE=0) where, with which values and through which
+// calls (backtrace.h; the first line stays the one harnesses parse).
 void report_uncaught(const wo::Trap& t) {
   std::string line = "trap " + std::to_string(t.code) + " in " + t.method + " at line " +
-                     std::to_string(t.line) + ": " + t.msg + "\n";
+                     std::to_string(t.line) + ": " + t.msg + "\n" + wo::trap_extra_lines(t);
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }

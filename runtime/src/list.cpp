@@ -124,7 +124,7 @@ void wo_list_push(WoList* xs, uint64_t v) {
 uint64_t wo_list_get(WoList* xs, int64_t i, const WoSite* site) {
   wo::need(xs, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(xs->len)) [[unlikely]]
-    wo::raise(6, site, "multi index out of range");
+    wo::raise(6, site, "multi index out of range", wo::index_detail(i, xs->len));
   return xs->data[i];
 }
 
@@ -163,7 +163,7 @@ void wo_list_set(WoList* xs, int64_t i, uint64_t v, const WoSite* site) {
   wo::need(xs, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(xs->len)) [[unlikely]] {
     drop_slot(xs, v);
-    wo::raise(6, site, "multi index out of range");
+    wo::raise(6, site, "multi index out of range", wo::index_detail(i, xs->len));
   }
   uint64_t old = xs->data[i];
   xs->data[i] = v;

@@ -27,6 +27,35 @@ struct WoMapEntry {
 
 namespace {
 
+// `key 42` or `key "bob"` for a KEY trap's extra line (runtime/src/backtrace.h):
+// Text keys quoted with \" \\ \n \t \xNN escapes, cut after 80 bytes.
+std::string key_detail(const WoMap* m, uint64_t key) {
+  if (m->key_kind != WO_ELEM_TEXT) return "key " + std::to_string(static_cast<int64_t>(key));
+  const auto* t = reinterpret_cast<const WoText*>(key);
+  std::string out = "key \"";
+  int64_t n = t ? t->len : 0;
+  for (int64_t i = 0; i < n && i < 80; ++i) {
+    unsigned char c = static_cast<unsigned char>(t->bytes[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += n > 80 ? "\"..." : "\"";
+  return out;
+}
+
 constexpr uint64_t kDead = UINT64_MAX;
 constexpr uint32_t kEmpty = 0;
 constexpr uint32_t kTomb = UINT32_MAX;
@@ -195,7 +224,7 @@ uint64_t nil_of(const WoMap* m) {
 WoMapEntry& entry_at(WoMap* m, int64_t i, const WoSite* site) {
   wo::need(m, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(m->len)) [[unlikely]]
-    wo::raise(6, site, "map index out of range");
+    wo::raise(6, site, "map index out of range", wo::index_detail(i, m->len));
   if (m->used != m->len) compact(m);
   return m->entries[i];
 }
@@ -238,7 +267,7 @@ uint64_t wo_map_get(WoMap* m, uint64_t key, const WoSite* site) {
   wo::need(m, site);
   Found f = lookup(m, key);
   if (f.entry < 0) [[unlikely]]
-    wo::raise(7, site, nullptr);
+    wo::raise(7, site, nullptr, key_detail(m, key));
   return m->entries[f.entry].val;
 }
 

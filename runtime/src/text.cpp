@@ -126,7 +126,7 @@ int64_t wo_words(WoText* t) {
 int64_t wo_byte_at(WoText* t, int64_t i, const WoSite* site) {
   need(t, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(t->len)) [[unlikely]]
-    wo::raise(6, site, "byte index out of range");
+    wo::raise(6, site, "byte index out of range", wo::index_detail(i, t->len));
   return static_cast<unsigned char>(t->bytes[i]);
 }
 

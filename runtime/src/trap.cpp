@@ -16,16 +16,28 @@
 #include <typeinfo>
 
 #include "common/traps.h"
+#include "backtrace.h"
 #include "heap.h"
 #include "trap.h"
 #include "sched/sched.h"
 
 namespace wo {
 
-[[noreturn]] void raise(int64_t code, const WoSite* site, const char* msg) {
+[[noreturn]] void raise(int64_t code, const WoSite* site, const char* msg, std::string detail) {
   const char* fn = site && site->fn ? site->fn : kNoSiteFn;
   int64_t line = site ? site->line : 0;
-  throw Trap{code, line, fn, msg ? msg : trap_default_message(code)};
+  Trap t{code, line, fn, msg ? msg : trap_default_message(code)};
+  if (site && site->file) {
+    t.file = site->file;
+    t.col = site->col;
+  }
+  t.detail = std::move(detail);
+  capture_backtrace(t.pcs);
+  throw t;
+}
+
+std::string index_detail(int64_t index, int64_t length) {
+  return "index " + std::to_string(index) + ", length " + std::to_string(length);
 }
 
 [[noreturn]] void raise_oom() {

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "wo_runtime.h"
 
@@ -12,10 +14,20 @@ namespace wo {
 // The one exception type the runtime throws for a `.wo` trap. Thrown by value,
 // caught by reference (wo_start, wo_catch, tests).
 struct Trap {
-  int64_t code;
-  int64_t line;
+  Trap() = default;
+  Trap(int64_t c, int64_t l, std::string fn, std::string m)
+      : code(c), line(l), method(std::move(fn)), msg(std::move(m)) {}
+  int64_t code = 0;
+  int64_t line = 0;
   std::string method;
   std::string msg;
+  // What only an uncaught trap in `main` prints (backtrace.h; never in
+  // `e.msg` nor an actor's death line): the site's file and column, the
+  // values that matter ("index 7, length 3") and the return addresses.
+  std::string file;
+  int64_t col = 0;
+  std::string detail;
+  std::vector<uintptr_t> pcs;
 };
 
 // Name/line used when a trap has no call site (allocation failure, a nil
@@ -24,7 +36,11 @@ inline constexpr const char* kNoSiteFn = "?";
 
 // Raise `code` at `site` (may be NULL) with `msg` (NULL: the default text
 // from common/traps.def).
-[[noreturn]] void raise(int64_t code, const WoSite* site, const char* msg);
+// `detail` names the values that matter (BOUNDS: index and length; KEY: the
+// key; UNIQUE: table and field), shown after an uncaught trap's first line.
+[[noreturn]] void raise(int64_t code, const WoSite* site, const char* msg, std::string detail = {});
+// "index 7, length 3"
+std::string index_detail(int64_t index, int64_t length);
 [[noreturn]] void raise_oom();
 // BOUNDS `null receiver`: nil where a Text/multi was required (builtins.md §1.4).
 [[noreturn]] void raise_null_receiver(const WoSite* site = nullptr);

@@ -31,6 +31,10 @@ expect unknown-command 2 "^woc: unknown command" -- "$woc" frob "$tmp/ok.wo"
 expect missing-path 2 '^woc: missing program path' -- "$woc" run
 expect unreadable 2 "^woc: cannot read" -- "$woc" check "$tmp/nope.wo"
 expect build-needs-o 2 '^woc: build needs -o' -- "$woc" build "$tmp/ok.wo"
+expect debug-help-run 0 '^  -g  ' -- "$woc" run --help
+expect debug-help-build 0 '^  -g  ' -- "$woc" build --help
+expect debug-check-refused 2 '^woc: -g is only accepted by `woc run` and `woc build`' -- "$woc" check -g "$tmp/ok.wo"
+expect debug-run 7 '^args 0$' -- "$woc" run -g "$tmp/ok.wo"
 expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
 expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"
 expect caret 1 '^        \^$' -- "$woc" check "$tmp/bad.wo"

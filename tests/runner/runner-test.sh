@@ -3,7 +3,7 @@
 # reaches the program (and overrides the runner's WO_SHARDS=1, as the
 # multi-shard actor fixtures need), WO_* variables of the caller do not leak
 # in, a fixture that never ends is stopped by WO_FIXTURE_TIMEOUT and reported
-# as a failure, and a wrong expected.out fails.
+# as a failure, and a wrong expected.out or expected.trace fails.
 #
 #   tests/runner/runner-test.sh WOC RUNNER
 set -uo pipefail
@@ -28,7 +28,12 @@ fn main() {
   show("WO_MAILBOX")
 }
 '
-mkdir -p "$tmp/default" "$tmp/pinned" "$tmp/wrong" "$tmp/forever"
+mkdir -p "$tmp/default" "$tmp/pinned" "$tmp/wrong" "$tmp/forever" "$tmp/trace"
+# An uncaught trap whose expected extra lines name the wrong line.
+printf 'fn main() {\n  let xs = [1]\n  print_int(xs[3])\n}\n' >"$tmp/trace/main.wo"
+: >"$tmp/trace/expected.out"
+printf '6\n' >"$tmp/trace/expected.trap"
+printf '  at $DIR/main.wo:2:13\n  index 3, length 1\n' >"$tmp/trace/expected.trace"
 printf '%s' "$show_env" >"$tmp/default/main.wo"
 printf 'WO_SHARDS=1\nWO_EPHEMERAL=1\nWO_MAILBOX unset\n' >"$tmp/default/expected.out"
 printf '%s' "$show_env" >"$tmp/pinned/main.wo"
@@ -45,6 +50,10 @@ for mode in jit native; do
   if bash "$runner" "$mode" "$tmp/wrong" "$woc" >"$tmp/out" 2>&1; then
     bad "$mode: a wrong expected.out passed"
   fi
+  if bash "$runner" "$mode" "$tmp/trace" "$woc" >"$tmp/out" 2>&1; then
+    bad "$mode: a wrong expected.trace passed"
+  fi
+  grep -q 'differs from expected.trace' "$tmp/out" || bad "$mode: no expected.trace report: $(head -n 3 "$tmp/out")"
   start=$SECONDS
   WO_FIXTURE_TIMEOUT=3 bash "$runner" "$mode" "$tmp/forever" "$woc" >"$tmp/out" 2>&1
   status=$?

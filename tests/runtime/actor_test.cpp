@@ -18,7 +18,7 @@
 
 namespace {
 
-const WoSite kSite{"actor_test", 1};
+const WoSite kSite{"actor_test", 1, nullptr, 0};
 
 // `class Msg { n: Int, text: Text }`
 struct Msg {

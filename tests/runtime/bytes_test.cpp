@@ -10,7 +10,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"digest", 8};
+const WoSite kSite{"digest", 8, nullptr, 0};
 
 std::string hex(const WoBytes* b) {
   static const char d[] = "0123456789abcdef";

@@ -125,7 +125,7 @@ TEST_CASE("a nested begin traps DB and leaves the outer transaction open") {
   Open db(b.s.get());
   wo_tx_begin(nullptr);
   ins(0, {"ana", 1, 0});
-  WoSite site{"inner", 12};
+  WoSite site{"inner", 12, nullptr, 0};
   wo::Trap t = trap_of([&] { wo_tx_begin(&site); });
   CHECK(t.code == 5);
   CHECK(t.msg == "nested transaction");

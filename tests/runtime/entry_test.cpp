@@ -23,13 +23,13 @@ int64_t record_args(WoList* args) {
 }
 
 int64_t trap_in_ratio(WoList*) {
-  static const WoSite site{"ratio", 2};
+  static const WoSite site{"ratio", 2, nullptr, 0};
   wo_print(OText(text("before")));
   wo_trap(1, &site);
 }
 
 int64_t trap_with_message(WoList*) {
-  static const WoSite site{"lookup", 12};
+  static const WoSite site{"lookup", 12, nullptr, 0};
   wo_trap_msg(7, &site, "missing map key");
 }
 

@@ -115,7 +115,7 @@ TEST_CASE("parse_float: the whole text must parse, else NaN") {
 }
 
 TEST_CASE("trunc: toward zero; non-integer values trap BOUNDS") {
-  WoSite site{"conv", 4};
+  WoSite site{"conv", 4, nullptr, 0};
   CHECK(wo_trunc(2.9, &site) == 2);
   CHECK(wo_trunc(-2.9, &site) == -2);
   CHECK(wo_trunc(0.5, &site) == 0);

@@ -18,7 +18,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"files", 31};
+const WoSite kSite{"files", 31, nullptr, 0};
 
 // A fresh temp directory, removed (with its plain files) at scope exit.
 struct TempDir {

@@ -33,7 +33,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"http_test", 1};
+const WoSite kSite{"http_test", 1, nullptr, 0};
 
 // What the client does after its parts: keep the connection open until the
 // server closes it, half-close (EOF), or abort it (RST, SO_LINGER 0).

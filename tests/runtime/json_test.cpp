@@ -13,7 +13,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"serialise", 64};
+const WoSite kSite{"serialise", 64, nullptr, 0};
 
 // ---- descriptors, as codegen would emit them -------------------------------------
 const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};

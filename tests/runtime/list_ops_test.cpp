@@ -12,7 +12,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"ops", 41};
+const WoSite kSite{"ops", 41, nullptr, 0};
 
 int destroyed = 0;
 void count_destroy(void*) { ++destroyed; }

@@ -10,7 +10,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"fill", 23};
+const WoSite kSite{"fill", 23, nullptr, 0};
 
 int destroyed = 0;
 void count_destroy(void*) { ++destroyed; }

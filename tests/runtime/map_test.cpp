@@ -14,7 +14,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"lookup", 12};
+const WoSite kSite{"lookup", 12, nullptr, 0};
 
 int destroyed = 0;
 void count_destroy(void*) { ++destroyed; }

@@ -22,7 +22,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"net_test", 1};
+const WoSite kSite{"net_test", 1, nullptr, 0};
 
 // A blocking client: connects, sends `out`, then reads until EOF.
 std::string client(int port, const std::string& out, bool read_reply = true) {

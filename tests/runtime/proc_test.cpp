@@ -14,7 +14,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"spawn", 77};
+const WoSite kSite{"spawn", 77, nullptr, 0};
 
 WoList* args_of(const std::vector<std::string>& v) {
   WoList* xs = wo_list_new(WO_ELEM_TEXT, 0);

@@ -58,7 +58,7 @@ TEST_CASE("park deadlines: pops in (deadline, seq) order under random removals")
 }
 
 namespace {
-const WoSite kSite{"sched_deadlines_test", 1};
+const WoSite kSite{"sched_deadlines_test", 1, nullptr, 0};
 }
 
 TEST_CASE("park deadlines: reads that end before their deadline leave none queued") {

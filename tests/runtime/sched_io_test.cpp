@@ -18,7 +18,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"sched_io_test", 1};
+const WoSite kSite{"sched_io_test", 1, nullptr, 0};
 
 }  // namespace
 

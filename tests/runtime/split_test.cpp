@@ -12,7 +12,7 @@ using V = std::vector<std::string>;
 
 namespace {
 
-const WoSite kSite{"parse", 17};
+const WoSite kSite{"parse", 17, nullptr, 0};
 
 V split(std::string_view t, std::string_view sep) {
   OText a(text(t)), s(text(sep));

@@ -128,7 +128,7 @@ TEST_CASE("words counts runs of non-whitespace (space, tab, LF, CR)") {
 }
 
 TEST_CASE("byte_at: 0..255; out of range traps BOUNDS") {
-  WoSite site{"scan", 31};
+  WoSite site{"scan", 31, nullptr, 0};
   OText t(text("A\xff"));
   CHECK(wo_byte_at(t, 0, &site) == 65);
   CHECK(wo_byte_at(t, 1, &site) == 255);
@@ -240,7 +240,7 @@ TEST_CASE("a nil Text traps BOUNDS `null receiver`") {
   wo::Trap t = trap_of([] { wo_text_len(nullptr); });
   CHECK(t.code == 6);
   CHECK(t.msg == "null receiver");
-  WoSite site{"f", 5};
+  WoSite site{"f", 5, nullptr, 0};
   t = trap_of([&] { wo_byte_at(nullptr, 0, &site); });
   CHECK(t.code == 6);
   CHECK(t.line == 5);

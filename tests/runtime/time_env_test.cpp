@@ -15,7 +15,7 @@ using namespace wotest;
 
 namespace {
 
-const WoSite kSite{"clock", 5};
+const WoSite kSite{"clock", 5, nullptr, 0};
 
 std::string iso(int64_t ms) {
   OText t(wo_time_iso(ms));

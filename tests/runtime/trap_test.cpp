@@ -50,7 +50,7 @@ WoError* catch_as_error(Throw do_throw) {
 }  // namespace
 
 TEST_CASE("wo_trap raises wo::Trap with the site and the default message") {
-  WoSite site{"ratio", 2};
+  WoSite site{"ratio", 2, nullptr, 0};
   try {
     wo_trap(1, &site);
     FAIL("wo_trap returned");
@@ -63,7 +63,7 @@ TEST_CASE("wo_trap raises wo::Trap with the site and the default message") {
 }
 
 TEST_CASE("default messages come from common/traps.def") {
-  WoSite site{"f", 1};
+  WoSite site{"f", 1, nullptr, 0};
   auto msg_of = [&](int64_t code) {
     try {
       wo_trap(code, &site);
@@ -80,7 +80,7 @@ TEST_CASE("default messages come from common/traps.def") {
 }
 
 TEST_CASE("wo_trap_msg carries its own message; NULL falls back to the default") {
-  WoSite site{"lookup", 12};
+  WoSite site{"lookup", 12, nullptr, 0};
   try {
     wo_trap_msg(7, &site, "custom text");
   } catch (const wo::Trap& t) {
@@ -107,7 +107,7 @@ TEST_CASE("a trap without a site names `?` at line 0") {
 }
 
 TEST_CASE("wo_catch turns a trap into an owned Error {code, line, method, msg}") {
-  WoSite site{"ask", 9};
+  WoSite site{"ask", 9, nullptr, 0};
   WoError* e = catch_as_error<wo::Trap>([&] { wo_trap_msg(13, &site, "actor died during call"); });
   REQUIRE(e != nullptr);
   CHECK(e->h.rc == 1);
@@ -143,7 +143,7 @@ TEST_CASE("wo_catch: any other exception becomes code 8") {
 }
 
 TEST_CASE("wo_catch leaves the exception machinery balanced") {
-  WoSite site{"f", 3};
+  WoSite site{"f", 3, nullptr, 0};
   for (int i = 0; i < 3; ++i) {
     WoError* e = catch_as_error<wo::Trap>([&] { wo_trap(6, &site); });
     REQUIRE(e != nullptr);
@@ -154,7 +154,7 @@ TEST_CASE("wo_catch leaves the exception machinery balanced") {
 }
 
 TEST_CASE("current_trap and make_error (the helper behind wo_catch)") {
-  WoSite site{"inner", 44};
+  WoSite site{"inner", 44, nullptr, 0};
   WoError* e = nullptr;
   try {
     wo_trap(12, &site);

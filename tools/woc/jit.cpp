@@ -2,6 +2,7 @@
 #include "tools/woc/jit.h"
 
 #include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
+#include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -11,6 +12,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/codegen.h"
+#include "tools/woc/jit_symbolizer.h"
 #include "wo_runtime.h"
 
 namespace wo::driver {
@@ -28,7 +30,7 @@ Expected<std::unique_ptr<ObjectLayer>> make_object_layer(ExecutionSession& es, c
   return std::unique_ptr<ObjectLayer>(std::move(layer));
 }
 
-Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine) {
+Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine, bool debugger) {
   auto jit = LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(*machine))
                  .setObjectLinkingLayerCreator(make_object_layer)
@@ -39,6 +41,14 @@ Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilde
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process) return process.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+  // Every object is registered with gdb's JIT interface: `woc run -g` can be
+  // debugged, and a trap's call chain is symbolized from the same objects
+  // (jit_symbolizer.h). Without it only -g fails; a run goes on, its traps
+  // then listing no .wo frames.
+  if (auto e = enableDebuggerSupport(**jit)) {
+    if (debugger) return e;
+    consumeError(std::move(e));
+  }
   return jit;
 }
 
@@ -48,9 +58,9 @@ std::string failure(Error e) { return "JIT: " + toString(std::move(e)); }
 
 JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> module,
                      std::unique_ptr<JITTargetMachineBuilder> machine,
-                     const std::string& program_path, const std::vector<std::string>& args) {
+                     const std::string& program_path, const std::vector<std::string>& args, bool debugger) {
   JitResult r;
-  auto jit = make_jit(std::move(machine));
+  auto jit = make_jit(std::move(machine), debugger);
   if (!jit) return {0, failure(jit.takeError())};
   JITDylib& main_jd = (*jit)->getMainJITDylib();
   if (auto e = (*jit)->addIRModule(ThreadSafeModule(std::move(module), std::move(ctx))))
@@ -68,6 +78,7 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
   for (auto& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  wo_set_symbolizer(jit_symbolize);
   r.status = wo_start(static_cast<int>(storage.size()), argv.data(), entry->toPtr<WoEntry>());
   // The program has run and its status stands; a failing destructor pass
   // (there are none today) must not turn it into a driver error.

@@ -27,9 +27,11 @@ struct JitResult {
 
 // Runs `module` (which must define codegen::kEntrySymbol) with argv[0] =
 // `program_path` and argv[1..] = `args`. Takes ownership of the context and
-// the module.
+// the module. `debugger` (woc run -g): failing to register the JIT'd code
+// with gdb's JIT interface is an error rather than a missing trap call chain.
 JitResult run_in_jit(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
                      std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine,
-                     const std::string& program_path, const std::vector<std::string>& args);
+                     const std::string& program_path, const std::vector<std::string>& args,
+                     bool debugger = false);
 
 }  // namespace wo::driver

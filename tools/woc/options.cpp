@@ -67,6 +67,8 @@ ParseResult parse_options(int argc, char** argv) {
       o.version = true;
     } else if (a.size() == 3 && a.substr(0, 2) == "-O" && a[2] >= '0' && a[2] <= '3') {
       o.opt_level = a[2] - '0';
+    } else if (a == "-g") {
+      o.debug_info = true;  // full DWARF for a debugger (codegen/debug_info.cpp)
     } else if (a.substr(0, 2) == "-D") {
       std::string flag;
       if (!take_value(a, 2, argc, argv, i, flag)) {
@@ -132,6 +134,8 @@ ParseResult parse_options(int argc, char** argv) {
   o.path = positional[1];
   if (o.verb == Verb::Build && o.output.empty()) r.error = "build needs -o OUT";
   if (o.verb != Verb::Build && !o.output.empty()) r.error = "-o is only accepted by `woc build`";
+  if (o.debug_info && o.verb != Verb::Build && o.verb != Verb::Run)
+    r.error = "-g is only accepted by `woc run` and `woc build`";
   return r;
 }
 
@@ -155,7 +159,8 @@ std::string help_text(Verb verb) {
                  "Compiles the program at PATH (a .wo file or a program directory) and runs it\n"
                  "in process with the LLVM JIT. ARGS after `--` are passed to main.\n"
                  "Exit status: the program's own; 1 on compile errors; 2 on usage or I/O errors.\n"
-                 "\n") +
+                 "\n"
+                 "  -g                full debug info (locals, types), registered with gdb's JIT interface\n") +
              common;
     case Verb::Build:
       return std::string(
@@ -165,7 +170,9 @@ std::string help_text(Verb verb) {
                  "woc runtime (libwo_runtime.a next to woc) by the system `c++` driver.\n"
                  "Exit status: 0 on success; 1 on compile errors; 2 on usage, I/O or link errors.\n"
                  "\n"
-                 "  -o OUT            the executable to write\n") +
+                 "  -o OUT            the executable to write\n"
+                 "  -g                full DWARF debug info (locals, types) for gdb; without it the\n"
+                 "                    executable still carries line tables (trap backtraces)\n") +
              common;
     case Verb::Check:
       return std::string(

@@ -17,6 +17,7 @@ struct Options {
   std::string emit_llvm;                  // --emit-llvm FILE ("" = no)
   std::set<std::string> defines;          // -D FLAG, for #if
   int opt_level = 2;                      // -O0 .. -O3
+  bool debug_info = false;                // -g: full DWARF (run, build)
   std::vector<std::string> program_args;  // run: the arguments after `--`
   bool update_deps = false;               // --update-deps: re-resolve git deps, ignoring wo.lock
   std::string color = "auto";             // --color=never|always|auto (diagnostics; tools/woc/diag_output.h)

@@ -72,6 +72,8 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   codegen::Options cg;
   cg.opt_level = opts.opt_level;
   cg.with_c_main = with_c_main;
+  cg.debug = opts.debug_info ? codegen::DebugInfo::Full : codegen::DebugInfo::LineTables;
+  cg.sources = &sources;
   out.module = codegen::lower(*info, *out.ctx, cg);
   if (!out.module) {
     out.status = driver_failure("internal error: code generation produced no module");

@@ -44,7 +44,7 @@ int run_verb(const Options& opts) {
   if (c.status != 0) return c.status;
   if (c.fast_codegen) builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
   JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), opts.path,
-                           opts.program_args);
+                           opts.program_args, opts.debug_info);
   if (!r.error.empty()) return driver_failure(r.error);
   return r.status;
 }

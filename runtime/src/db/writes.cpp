@@ -21,6 +21,15 @@ thread_local std::vector<uint64_t> t_slots;
   raise(static_cast<int64_t>(code), site, msg.c_str());
 }
 
+// UNIQUE: `unique constraint violated: <table>.<field>` (e.msg, unchanged),
+// plus `table <t>, field <f>` for an uncaught trap's extra lines.
+[[noreturn]] void unique_trap(const ClassDef& c, const TableIndex& ix, const WoSite* site) {
+  std::string detail = "table " + c.name + (ix.def->cols.size() == 1 ? ", field " : ", fields ");
+  for (size_t i = 0; i < ix.def->cols.size(); ++i) detail += (i ? ", " : "") + c.fields[ix.def->cols[i]].name;
+  raise(static_cast<int64_t>(TrapCode::UNIQUE), site, ("unique constraint violated: " + ix.label).c_str(),
+        std::move(detail));
+}
+
 void check_size(const std::string& rec, const WoSite* site) {
   if (rec.size() + kStageReserve + kFrameOverhead > kMaxFrame) [[unlikely]]
     trap(TrapCode::DB, site, "value too large for the table store");
@@ -64,7 +73,7 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
     int bad = store_.missing_ref(t, s);
     if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
     if (const TableIndex* ix = t.unique_conflict(s, 0))
-      trap(TrapCode::UNIQUE, site, "unique constraint violated: " + ix->label);
+      unique_trap(c, *ix, site);
     id = t.next_id;
     bool log = logged(t);
     std::string& rec = t_record;
@@ -103,7 +112,7 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
     s.assign(row->slots(), row->slots() + c.fields.size());
     s[f] = hold.w;
     if (const TableIndex* ix = t.unique_conflict(s.data(), id, static_cast<int>(f)))
-      trap(TrapCode::UNIQUE, site, "unique constraint violated: " + ix->label);
+      unique_trap(c, *ix, site);
     bool log = logged(t);
     std::string& rec = t_record;
     rec.clear();

@@ -1,0 +1,127 @@
+// Trap backtraces (backtrace.h, docs/decisions/0035). Capturing walks the
+// stack with the C++ unwinder (_Unwind_Backtrace over .eh_frame: JIT'd code
+// registers its frames too); symbolizing uses GCC's libbacktrace on the
+// executable's own DWARF line tables (native programs, statically linked, so
+// a program needs nothing installed), or the symbolizer woc run installs.
+#include "backtrace.h"
+
+#include <backtrace.h>
+#include <unwind.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "sched/sched.h"
+#include "trap.h"
+
+namespace wo {
+namespace {
+
+constexpr size_t kMaxPcs = 128;   // frames recorded per trap
+constexpr size_t kMaxShown = 32;  // .wo frames printed
+
+std::atomic<WoSymbolizer> g_symbolizer{nullptr};
+
+bool ends_with(const char* s, const char* suffix) {
+  size_t n = std::strlen(s), m = std::strlen(suffix);
+  return n >= m && std::memcmp(s + n - m, suffix, m) == 0;
+}
+
+struct Walk {
+  std::vector<uintptr_t>* pcs;
+};
+
+_Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
+  auto* w = static_cast<Walk*>(arg);
+  int before = 0;
+  uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+  if (ip == 0) return _URC_END_OF_STACK;
+  // A return address: the call is the byte before it (a signal frame's ip is the instruction itself).
+  w->pcs->push_back(before ? ip : ip - 1);
+  return w->pcs->size() >= kMaxPcs ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+// libbacktrace: one state for the process (it caches the parsed DWARF).
+backtrace_state* native_state() {
+  static backtrace_state* state = backtrace_create_state(nullptr, 1, [](void*, const char*, int) {}, nullptr);
+  return state;
+}
+
+struct Sink {
+  WoFrameFn frame;
+  void* ctx;
+};
+
+void native_symbolize(uintptr_t pc, WoFrameFn frame, void* ctx) {
+  Sink sink{frame, ctx};
+  backtrace_pcinfo(
+      native_state(), pc,
+      [](void* data, uintptr_t, const char* file, int line, const char* fn) -> int {
+        auto* s = static_cast<Sink*>(data);
+        if (file && fn) s->frame(s->ctx, fn, file, line);
+        return 0;
+      },
+      [](void*, const char*, int) {}, &sink);
+}
+
+struct Chain {
+  std::string out;
+  size_t shown = 0;
+  bool more = false;
+};
+
+void add_frame(void* arg, const char* fn, const char* file, int64_t line) {
+  auto* c = static_cast<Chain*>(arg);
+  // Runtime and C++ frames are not the program's; line 0 is a generated helper (wo_main_entry).
+  if (!fn || !file || line <= 0 || !ends_with(file, ".wo")) return;
+  if (c->shown == kMaxShown) {
+    c->more = true;
+    return;
+  }
+  ++c->shown;
+  c->out += "    " + std::string(fn) + " at " + file + ":" + std::to_string(line) + "\n";
+}
+
+}  // namespace
+
+bool backtrace_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("WO_BACKTRACE");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
+void capture_backtrace(std::vector<uintptr_t>& pcs) {
+  if (!backtrace_enabled()) return;
+  sched::Fiber* f = sched::current_fiber();
+  if (f && !f->is_main) return;
+  pcs.reserve(kMaxPcs);
+  Walk w{&pcs};
+  _Unwind_Backtrace(on_frame, &w);
+}
+
+std::string trap_extra_lines(const Trap& t) {
+  if (!backtrace_enabled()) return "";
+  std::string out;
+  if (!t.file.empty()) {
+    out += "  at " + t.file + ":" + std::to_string(t.line);
+    if (t.col > 0) out += ":" + std::to_string(t.col);
+    out += "\n";
+  }
+  if (!t.detail.empty()) out += "  " + t.detail + "\n";
+  WoSymbolizer sym = g_symbolizer.load();
+  if (!sym) sym = native_symbolize;
+  Chain chain;
+  for (uintptr_t pc : t.pcs) sym(pc, add_frame, &chain);
+  if (chain.shown > 0) {
+    out += "  call chain, innermost first:\n" + chain.out;
+    if (chain.more) out += "    ...\n";
+  }
+  return out;
+}
+
+}  // namespace wo
+
+extern "C" void wo_set_symbolizer(WoSymbolizer symbolizer) { wo::g_symbolizer.store(symbolizer); }
