@@ -20,7 +20,7 @@ using namespace dbtest;
 
 namespace {
 
-const WoSite kSite{"db_fiber_commit_test", 1};
+const WoSite kSite{"db_fiber_commit_test", 1, nullptr, 0};
 const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
 
 // The state of every actor here: `class S { me: Int }` (unused by the code).
