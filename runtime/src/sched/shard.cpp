@@ -105,7 +105,10 @@ struct RecordingStack {
     f->stack_lo = static_cast<char*>(sc.sp) - sc.size;
     return sc;
   }
-  void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
+  void deallocate(boost::context::stack_context& sc) noexcept {
+    wo_asan_forget_stack(static_cast<char*>(sc.sp) - sc.size, sc.size);
+    inner.deallocate(sc);
+  }
 };
 
 bool take_next(Shard* s, Runnable* out);
