@@ -217,56 +217,50 @@ json document_symbols(const Document& doc, const Analysis& a) {
   const ast::File* f = fid ? file_ast(a, *fid) : nullptr;
   if (!f) return out;
   LineIndex idx(doc.text);
-  for (auto& c : f->classes) {
-    uint32_t b = c->span.begin.offset, e = span_end(c->span);
+  // A symbol that covers only its own name span (a field, a variant, a
+  // constant, an interface's method).
+  auto leaf = [&](const std::string& name, int kind, const Span& s) {
+    return symbol_json(idx, name, kind, s, s.begin.offset, span_end(s));
+  };
+  // A declaration with members: its range runs to the end of the last one.
+  struct Member {
+    json symbol;
+    Span span;
+  };
+  auto group = [&](const std::string& name, int kind, const Span& span, std::vector<Member> members) {
+    uint32_t e = span_end(span);
     json kids = json::array();
-    for (auto& fd : c->fields) {
-      kids.push_back(symbol_json(idx, fd.name, SkField, fd.span, fd.span.begin.offset, span_end(fd.span)));
-      e = std::max(e, span_end(fd.span));
+    for (Member& m : members) {
+      e = std::max(e, span_end(m.span));
+      kids.push_back(std::move(m.symbol));
     }
-    for (auto& m : c->methods) {
-      kids.push_back(fn_symbol(idx, *m, SkMethod));
-      e = std::max(e, span_end(m->span));
-    }
-    json s = symbol_json(idx, c->name, SkClass, c->span, b, e);
-    s["children"] = kids;
+    json s = symbol_json(idx, name, kind, span, span.begin.offset, e);
+    s["children"] = std::move(kids);
     out.push_back(std::move(s));
+  };
+  for (auto& c : f->classes) {
+    std::vector<Member> members;
+    for (auto& fd : c->fields) members.push_back({leaf(fd.name, SkField, fd.span), fd.span});
+    for (auto& m : c->methods) members.push_back({fn_symbol(idx, *m, SkMethod), m->span});
+    group(c->name, SkClass, c->span, std::move(members));
   }
   for (auto& r : f->records) {
-    uint32_t e = span_end(r->span);
-    json kids = json::array();
-    for (auto& fd : r->fields) {
-      kids.push_back(symbol_json(idx, fd.name, SkField, fd.span, fd.span.begin.offset, span_end(fd.span)));
-      e = std::max(e, span_end(fd.span));
-    }
-    json s = symbol_json(idx, r->name, SkStruct, r->span, r->span.begin.offset, e);
-    s["children"] = kids;
-    out.push_back(std::move(s));
+    std::vector<Member> members;
+    for (auto& fd : r->fields) members.push_back({leaf(fd.name, SkField, fd.span), fd.span});
+    group(r->name, SkStruct, r->span, std::move(members));
   }
   for (auto& u : f->unions) {
-    uint32_t e = span_end(u->span);
-    json kids = json::array();
-    for (auto& v : u->variants) {
-      kids.push_back(symbol_json(idx, v.name, SkEnumMember, v.span, v.span.begin.offset, span_end(v.span)));
-      e = std::max(e, span_end(v.span));
-    }
-    json s = symbol_json(idx, u->name, SkEnum, u->span, u->span.begin.offset, e);
-    s["children"] = kids;
-    out.push_back(std::move(s));
+    std::vector<Member> members;
+    for (auto& v : u->variants) members.push_back({leaf(v.name, SkEnumMember, v.span), v.span});
+    group(u->name, SkEnum, u->span, std::move(members));
   }
   for (auto& i : f->interfaces) {
-    uint32_t e = span_end(i->span);
-    json kids = json::array();
-    for (auto& m : i->methods) {
-      kids.push_back(symbol_json(idx, m.name, SkMethod, m.span, m.span.begin.offset, span_end(m.span)));
-      e = std::max(e, span_end(m.span));
-    }
-    json s = symbol_json(idx, i->name, SkInterface, i->span, i->span.begin.offset, e);
-    s["children"] = kids;
-    out.push_back(std::move(s));
+    std::vector<Member> members;
+    for (auto& m : i->methods) members.push_back({leaf(m.name, SkMethod, m.span), m.span});
+    group(i->name, SkInterface, i->span, std::move(members));
   }
   for (auto& fn : f->fns) out.push_back(fn_symbol(idx, *fn, SkFunction));
-  for (auto& k : f->consts) out.push_back(symbol_json(idx, k.name, SkConstant, k.span, k.span.begin.offset, span_end(k.span)));
+  for (auto& k : f->consts) out.push_back(leaf(k.name, SkConstant, k.span));
   // Editors show the outline in this order; the AST groups by kind.
   std::stable_sort(out.begin(), out.end(), [](const json& x, const json& y) {
     auto key = [](const json& s) {
