@@ -21,22 +21,12 @@ WOC=${1:-$ROOT/build/bin/woc}
 SRC=${PORCH_SRC:-$ROOT/tests/porch}
 FREEPORT="python3 $ROOT/scripts/web-app-accept.py freeport"
 
-source "$ROOT/scripts/lib/gate.sh"  # ok, bad, check, gate_finish
+source "$ROOT/scripts/lib/gate.sh"  # ok, bad, check, gate_finish, gate_preflight, gate_workdir
 finish() { gate_finish porch-accept; }
 
-for tool in curl python3; do
-  command -v $tool >/dev/null || { bad "tools" "$tool is not installed"; finish; }
-done
-[[ -x $WOC ]] || { bad "tools" "$WOC is not an executable (make build)"; finish; }
+gate_preflight porch-accept curl python3
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/porch-accept.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  [[ ${PORCH_KEEP:-0} == 1 ]] && echo "kept $tmp" || rm -rf "$tmp"
-}
-trap cleanup EXIT
+gate_workdir porch-accept "${PORCH_KEEP:-0}"
 
 # build NAME: woc build $SRC/NAME -> $tmp/NAME; 0 when the binary exists
 build() {

@@ -31,24 +31,14 @@ APP_SRC=${WA_APP:-$ROOT/examples/web-app}
 PROBE="python3 $ROOT/scripts/web-app-accept.py"
 TOKEN=s3cr3t
 
-source "$ROOT/scripts/lib/gate.sh"  # ok, bad, check, gate_finish
+source "$ROOT/scripts/lib/gate.sh"  # ok, bad, check, gate_finish, gate_preflight, gate_workdir
 finish() { gate_finish web-app-accept; }
 
-for tool in curl python3 git; do
-  command -v $tool >/dev/null || { bad "tools" "$tool is not installed"; finish; }
-done
-[[ -x $WOC ]] || { bad "tools" "$WOC is not an executable (make build)"; finish; }
+gate_preflight web-app-accept curl python3 git
 # 1,000 connections at once in the soak, on both ends
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/web-app-accept.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  [[ ${WA_KEEP:-0} == 1 ]] && echo "kept $tmp" || rm -rf "$tmp"
-}
-trap cleanup EXIT
+gate_workdir web-app-accept "${WA_KEEP:-0}"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 g() { git -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main "$@" >/dev/null 2>&1; }
 

@@ -2,7 +2,8 @@
 # porch-accept.sh): `ok NAME`, `bad NAME DETAIL`, `check NAME STATUS DETAIL`
 # (ok when STATUS is 0), `gate_finish NAME`, which prints
 # `NAME: N checks, M failures` and exits non-zero on any failure, and
-# `gate_stop PID MS` (a bounded SIGTERM stop).
+# `gate_stop PID MS` (a bounded SIGTERM stop), `gate_preflight` and
+# `gate_workdir` (below).
 checks=0
 failures=0
 ok() { checks=$((checks + 1)); printf 'ok   %s\n' "$1"; }
@@ -29,4 +30,29 @@ gate_stop() {
   kill -KILL "$1" 2>/dev/null
   wait "$1" 2>/dev/null
   return 1
+}
+
+# gate_preflight NAME TOOL...: each TOOL on PATH and $WOC executable, else
+# one failed `tools` check and the gate ends.
+gate_preflight() {
+  local name=$1 tool
+  shift
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { bad "tools" "$tool is not installed"; gate_finish "$name"; }
+  done
+  [[ -x $WOC ]] || { bad "tools" "$WOC is not an executable (make build)"; gate_finish "$name"; }
+}
+
+# gate_workdir NAME KEEP: a fresh $tmp and the $pids array; at exit every
+# pid is killed and $tmp removed (kept, and named, when KEEP is 1).
+gate_workdir() {
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  pids=()
+  gate_keep=$2
+  trap gate_cleanup EXIT
+}
+gate_cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  [[ $gate_keep == 1 ]] && echo "kept $tmp" || rm -rf "$tmp"
 }
