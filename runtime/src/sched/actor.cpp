@@ -85,15 +85,17 @@ void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
 }
 
 // Would `caller` (the actor running this call, or nullptr for main) wait on
-// itself through `target`? Follows the chain of receives parked in calls
-// while it stays on this shard: `waiting_on` of this shard's actors is only
-// written by this thread (set at the call, cleared when the reply is taken),
-// so the chain is consistent. A chain that leaves the shard is not followed.
+// itself through `target`? Follows the chain of receives parked in calls,
+// across shards. The caller publishes its own link (caller -> target) before
+// it looks (wo_call), and every link is a sequentially consistent atomic: of
+// several actors closing one cycle at once, the last to publish sees all the
+// other links, so at least one of them traps instead of all parking for ever.
+// A link is cleared by the callee's shard as it sends the reply
+// (complete_call), so a call that has been answered never looks parked.
 bool closes_call_cycle(Actor* caller, Actor* target) {
   if (!caller) return false;
-  Shard* here = current_shard();
   int hops = 0;
-  for (Actor* x = target; x && x->home == here && hops < 100000; x = x->waiting_on, ++hops)
+  for (Actor* x = target; x && hops < 100000; x = x->waiting_on.load(), ++hops)
     if (x == caller) return true;
   return false;
 }
@@ -186,6 +188,12 @@ void accept_watch(Actor* watched, Actor* observer, uint64_t notice, const WoType
 }
 
 void complete_call(CallWait* w, uint64_t reply, bool died) {
+  if (w->caller_actor) {
+    // Answered: the caller no longer waits on the callee. Only if the link is
+    // still this call's (a caller that gave up may have called again).
+    Actor* expected = w->callee;
+    w->caller_actor->waiting_on.compare_exchange_strong(expected, nullptr);
+  }
   w->reply = reply;
   w->died = died;
   if (w->shard == current_shard()) {
@@ -198,7 +206,6 @@ void complete_call(CallWait* w, uint64_t reply, bool died) {
 }
 
 void finish_wake(CallWait* w) {
-  if (w->caller_actor && !w->abandoned) w->caller_actor->waiting_on = nullptr;
   if (!w->abandoned) wake(w->caller, w->park_id);
   unref_wait(w);
 }
@@ -308,25 +315,33 @@ uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const W
   refuse_in_transaction("cannot park inside a transaction", site);
   Fiber* me = current_fiber();
   if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
-  if (closes_call_cycle(me->serving, a)) wo::raise(kActor, site, "call cycle would deadlock");
-  if (a->dead.load(std::memory_order_relaxed)) wo::raise(kActor, site, kDiedDuringCall);
-  if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
+  if (me->serving) me->serving->waiting_on.store(a);  // published before the cycle check
+  if (closes_call_cycle(me->serving, a)) {
+    me->serving->waiting_on.store(nullptr);
+    wo::raise(kActor, site, "call cycle would deadlock");
+  }
+  bool dead = a->dead.load(std::memory_order_relaxed);
+  if (dead || !reserve(a)) {
+    if (me->serving) me->serving->waiting_on.store(nullptr);
+    wo::raise(kActor, site, dead ? kDiedDuringCall : "actor mailbox full");
+  }
   CallWait* w = new_wait();
   w->caller = me;
   w->shard = current_shard();
   w->park_id = me->park_id + 1;  // the id park() is about to use
   w->caller_actor = me->serving;
+  w->callee = a;
   try {
     enqueue(a, guard.disown(), msg_type, w);
   } catch (...) {
+    if (me->serving) me->serving->waiting_on.store(nullptr);
     free_wait(w);  // the message never reached a mailbox
     throw;
   }
-  if (me->serving) me->serving->waiting_on = a;
   try {
     park(-1);
   } catch (...) {
-    if (me->serving) me->serving->waiting_on = nullptr;
+    if (me->serving) me->serving->waiting_on.store(nullptr);
     w->abandoned = true;  // read only on this shard (finish_wake)
     unref_wait(w);
     throw;

@@ -76,6 +76,7 @@ struct CallWait {
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
   Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
+  Actor* callee = nullptr;      // the actor called
   Shard* shard = nullptr;       // the caller's shard
   uint64_t park_id = 0;
   uint64_t reply = 0;
@@ -135,7 +136,10 @@ struct alignas(64) Actor {
   std::vector<Monitor> monitors;      // home only
   std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
   std::atomic<bool> dead{false};
-  Actor* waiting_on = nullptr;        // its receive is parked in a call to this actor (home only)
+  // Its receive is parked in a call to this actor (nullptr: none). Set by its
+  // own shard at the call, cleared by the callee's shard when the reply is
+  // sent; read by any shard looking for a call cycle (closes_call_cycle).
+  std::atomic<Actor*> waiting_on{nullptr};
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
 };
