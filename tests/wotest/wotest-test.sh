@@ -66,6 +66,19 @@ printf 'fn test_twice() {\n  assert_eq(twice(2), 4)\n}\n' > "$T/lib/lib_test.wo"
 out=$("$WOC" test "$T/lib"); st=$?
 [ $st -eq 0 ] && [ "$(echo "$out" | tail -1)" = "1 passed, 0 failed" ] || bad "library: exit $st, $out"
 
+# Tests in two modules whose paths end in the same segment (a/util, b/util):
+# each runs against its own module, and the one that fails is b's.
+mkdir -p "$T/same/a/util" "$T/same/b/util"
+printf 'fn main() {\n}\n' > "$T/same/main.wo"
+printf 'pub fn which() -> Int {\n  return 1\n}\n' > "$T/same/a/util/u.wo"
+printf 'fn test_a() {\n  assert_eq(which(), 1)\n}\n' > "$T/same/a/util/u_test.wo"
+printf 'pub fn which() -> Int {\n  return 2\n}\n' > "$T/same/b/util/u.wo"
+printf 'fn test_b() {\n  assert_eq(which(), 2)\n}\nfn test_b_wrong() {\n  assert_eq(which(), 1)\n}\n' > "$T/same/b/util/u_test.wo"
+out=$("$WOC" test "$T/same"); st=$?
+[ $st -eq 1 ] && [ "$(echo "$out" | tail -1)" = "2 passed, 1 failed" ] &&
+  echo "$out" | grep -q "^ok   a/util.test_a (" && echo "$out" | grep -q "^ok   b/util.test_b (" &&
+  echo "$out" | grep -q "^FAIL b/util.test_b_wrong (" || bad "modules a/util and b/util: exit $st, $out"
+
 # No tests at all: exit 0.
 rm "$T/prog/broken_test.wo"
 out=$("$WOC" test "$T/prog"); st=$?

@@ -77,23 +77,36 @@ void prepare(ast::Program& program, SourceManager& sm, Diagnostics& diags, std::
   for (auto& f : main_files)
     std::erase_if(f->fns, [](const ast::Ptr<ast::FnDecl>& fn) { return fn->sig.name == "main"; });
 
-  std::ostringstream src;
-  src << "use env\n";
-  for (const std::string& m : used_modules) src << "use " << m << "\n";
-  src << "fn main() {\n  let case_name = env.get(\"WO_TEST_CASE\")\n";
-  for (const TestCase& t : tests) {
-    if (t.bad_signature) continue;
-    std::string alias = t.module.substr(t.module.rfind('/') + 1);
-    src << "  if case_name == \"" << t.name << "\" { " << (t.module.empty() ? "" : alias + ".") << t.fn
-        << "() }\n";
+  // One generated file per tested module, each with its own `use` (an alias
+  // is per file): two modules whose paths end in the same segment (a/util,
+  // b/util) would clash in one file. The files join module "", so main sees
+  // their dispatch functions unqualified.
+  auto add_file = [&](std::string path, std::string text) {
+    SourceFile sf;
+    sf.path = std::move(path);
+    sf.text = std::move(text);
+    uint32_t id = sm.add(std::move(sf));
+    LexOptions lex;
+    main_files.push_back(parse_file(id, lex_file(id, sm.get(id).text, diags, lex), diags));
+  };
+  auto dispatch_calls = [&](const std::string& module, const std::string& qualifier) {
+    std::ostringstream calls;
+    for (const TestCase& t : tests)
+      if (!t.bad_signature && t.module == module)
+        calls << "  if case_name == \"" << t.name << "\" { " << qualifier << t.fn << "() }\n";
+    return calls.str();
+  };
+  std::ostringstream main_src;
+  main_src << "use env\nfn main() {\n  let case_name = env.get(\"WO_TEST_CASE\")\n" << dispatch_calls("", "");
+  for (size_t i = 0; i < used_modules.size(); ++i) {
+    const std::string& m = used_modules[i];
+    std::string fn = "woc_test_dispatch_" + std::to_string(i);
+    add_file("<woc test dispatch " + m + ">", "use " + m + "\nfn " + fn + "(case_name: Text) {\n" +
+                                                 dispatch_calls(m, m.substr(m.rfind('/') + 1) + ".") + "}\n");
+    main_src << "  " << fn << "(case_name)\n";
   }
-  src << "}\n";
-  SourceFile sf;
-  sf.path = "<woc test main>";
-  sf.text = src.str();
-  uint32_t id = sm.add(std::move(sf));
-  LexOptions lex;
-  main_files.push_back(parse_file(id, lex_file(id, sm.get(id).text, diags, lex), diags));
+  main_src << "}\n";
+  add_file("<woc test main>", main_src.str());
 }
 
 struct Running {
