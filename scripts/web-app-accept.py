@@ -213,6 +213,20 @@ def soak(port):
           ("ok" if ok else "bad", evicted, answered, "; " + other if other else ""))
 
 
+def churn(port):
+    """300 connections one after another, each one GET with Connection: close."""
+    answered = 0
+    for _ in range(300):
+        s = connect(port, 5)
+        try:
+            s.sendall(get("/products", close=True))
+            data, _ = read_to_eof(s)
+            answered += status_of(data) == "200"
+        finally:
+            s.close()
+    print("%s %d of 300 answered 200" % ("ok" if answered == 300 else "bad", answered))
+
+
 def main():
     probe = sys.argv[1]
     if probe == "freeport":
@@ -220,7 +234,8 @@ def main():
     port = int(sys.argv[2])
     try:
         {"slow": slow, "idle": idle, "loris": loris, "two-cl": two_cl, "chunked": chunked,
-         "head": head, "pipeline": pipeline, "soak": soak}[probe](port)
+         "head": head, "pipeline": pipeline, "soak": soak,
+         "churn": churn}[probe](port)
     except Exception as e:  # a refused or reset connection is a failed check, not a crash
         print("bad %s: %r" % (probe, e))
 
