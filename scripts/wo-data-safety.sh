@@ -89,6 +89,15 @@ for mode in jit native; do
   prints 4
   [[ ! -s $tmp/err ]] || fail "a second upgrade notice"
 
+  # A PostgreSQL URI (no such store yet) is refused, creates nothing, and its password is not printed.
+  pushd "$d" >/dev/null
+  run 'postgresql://wo:s3cret@localhost/shop'
+  popd >/dev/null
+  [[ $status -eq 2 && ! -s $tmp/out ]] || fail "a PostgreSQL URI: exit $status, expected 2 and no output"
+  grep -q "names a PostgreSQL database" "$tmp/err" || fail "a PostgreSQL URI: $(head -c 200 "$tmp/err")"
+  grep -q s3cret "$tmp/err" && fail "a PostgreSQL URI: the password was printed"
+  [[ ! -e $d/postgresql: ]] || fail "a PostgreSQL URI: a directory 'postgresql:' was created"
+
   ln -s "$d/real.wal" "$d/link.wal"
   run "$d/link.wal"
   [[ $status -eq 2 && ! -e $d/real.wal ]] || fail "a dangling link: exit $status, or its target was created"
