@@ -198,6 +198,7 @@ void complete_call(CallWait* w, uint64_t reply, bool died) {
 }
 
 void finish_wake(CallWait* w) {
+  w->replied = true;
   if (w->caller_actor && !w->abandoned) w->caller_actor->waiting_on = nullptr;
   if (!w->abandoned) wake(w->caller, w->park_id);
   unref_wait(w);
@@ -249,6 +250,68 @@ void deliver(Fiber* self, Actor* a) {
     count_active(a, -1);
   }
 }
+
+namespace {
+// The body of `call` and `call_dl`: sends `msg` with a CallWait and parks
+// until the reply, or until `deadline_us` (>= 0) passes. Returns false on
+// the deadline (or, for `call_dl` in `main`, a stop signal): the wait is
+// then abandoned, so the reply that comes later is dropped by finish_wake
+// on this shard and never reaches a later park of this fiber (park ids).
+bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t deadline_us, bool dl, uint64_t* reply,
+                const WoSite* site) {
+  MsgGuard guard(msg, msg_type);
+  const char* op = dl ? "call_dl" : "call";
+  Actor* a = actor_of(addr, op, site);
+  need_message(msg, msg_type, op, site);
+  refuse_in_transaction("cannot park inside a transaction", site);
+  Fiber* me = current_fiber();
+  if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
+  if (closes_call_cycle(me->serving, a)) wo::raise(kActor, site, "call cycle would deadlock");
+  if (a->dead.load(std::memory_order_relaxed)) wo::raise(kActor, site, kDiedDuringCall);
+  if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
+  CallWait* w = new_wait();
+  w->caller = me;
+  w->shard = current_shard();
+  w->park_id = me->park_id + 1;  // the id park() is about to use
+  w->caller_actor = me->serving;
+  try {
+    enqueue(a, guard.disown(), msg_type, w);
+  } catch (...) {
+    free_wait(w);  // the message never reached a mailbox
+    throw;
+  }
+  if (me->serving) me->serving->waiting_on = a;
+  auto abandon = [&] {
+    if (me->serving) me->serving->waiting_on = nullptr;
+    w->abandoned = true;  // read only on this shard (finish_wake)
+    unref_wait(w);
+  };
+  bool stopped = false;
+  try {
+    park(deadline_us);
+  } catch (const Unwind&) {
+    // A stop signal ends a `_dl` wait of `main` with its timeout value;
+    // at the program's end (or for a plain call) the fiber keeps unwinding.
+    if (!dl || shutting_down()) {
+      abandon();
+      throw;
+    }
+    stopped = true;
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  if (stopped || !w->replied) {  // the deadline passed first
+    abandon();
+    return false;
+  }
+  bool died = w->died;
+  *reply = w->reply;
+  unref_wait(w);
+  if (died) wo::raise(kActor, site, kDiedDuringCall);
+  return true;
+}
+}  // namespace
 
 void release_actor(Actor* a) {
   while (!a->mailbox.empty()) {
@@ -302,40 +365,14 @@ void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSit
 }
 
 uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
-  MsgGuard guard(msg, msg_type);
-  Actor* a = actor_of(addr, "call", site);
-  need_message(msg, msg_type, "call", site);
-  refuse_in_transaction("cannot park inside a transaction", site);
-  Fiber* me = current_fiber();
-  if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
-  if (closes_call_cycle(me->serving, a)) wo::raise(kActor, site, "call cycle would deadlock");
-  if (a->dead.load(std::memory_order_relaxed)) wo::raise(kActor, site, kDiedDuringCall);
-  if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
-  CallWait* w = new_wait();
-  w->caller = me;
-  w->shard = current_shard();
-  w->park_id = me->park_id + 1;  // the id park() is about to use
-  w->caller_actor = me->serving;
-  try {
-    enqueue(a, guard.disown(), msg_type, w);
-  } catch (...) {
-    free_wait(w);  // the message never reached a mailbox
-    throw;
-  }
-  if (me->serving) me->serving->waiting_on = a;
-  try {
-    park(-1);
-  } catch (...) {
-    if (me->serving) me->serving->waiting_on = nullptr;
-    w->abandoned = true;  // read only on this shard (finish_wake)
-    unref_wait(w);
-    throw;
-  }
-  bool died = w->died;
-  uint64_t reply = w->reply;
-  unref_wait(w);
-  if (died) wo::raise(kActor, site, kDiedDuringCall);
+  uint64_t reply = 0;
+  call_until(addr, msg, msg_type, -1, false, &reply, site);
   return reply;
+}
+
+bool wo_call_dl(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t ms, uint64_t* reply,
+                const WoSite* site) {
+  return call_until(addr, msg, msg_type, ms > 0 ? deadline_after_ms(ms) : -1, true, reply, site);
 }
 
 void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoTypeDesc* notice_type,

@@ -81,6 +81,7 @@ struct CallWait {
   uint64_t reply = 0;
   bool died = false;
   bool abandoned = false;       // the caller stopped waiting (caller's shard only)
+  bool replied = false;         // finish_wake ran: `reply`/`died` are final (caller's shard only)
   uint64_t epoch = 0;           // external waits: the runtime they belong to (external_wait.cpp)
 };
 
