@@ -1,6 +1,6 @@
 // Actors (language.md §14) against the C ABI of runtime/include/wo_actor.h:
-// `spawn`, the ACTOR builtins of common/builtins.def (send, call, monitor,
-// time.after), one WoActorType constant per spawned class with its receive
+// `spawn`, the ACTOR builtins of common/builtins.def (send, call, call_dl,
+// monitor, time.after), one WoActorType constant per spawned class with its receive
 // trampoline, and the loop back-edge budget read inline from the per-fiber
 // state (Emitter::fiber_local in function.cpp; the entry stack check uses it too).
 #include <llvm/IR/MDBuilder.h>
@@ -95,7 +95,7 @@ Val Emitter::emit_spawn(const ast::Expr& e) {
   return Val{call(rt("wo_spawn"), {s, type, site(e.span.begin.line)}, "actor")};
 }
 
-// send / call / monitor / time.after (builtins.def codes n, R, m, r). Every
+// send / call / call_dl / monitor / time.after (builtins.def codes n, R, m, r). Every
 // argument is evaluated first; then a nil address or a nil message traps
 // BOUNDS `<op>: nil actor address` / `<op>: nil message` here (the message
 // is still in its slot, so the unwind releases it); then the message leaves
@@ -144,10 +144,37 @@ Val Emitter::emit_actor_call(const ast::Expr& e) {
     args.push_back(message_word(take_owned(vals[i], e.args[i]->type)));
     args.push_back(type_desc(msg_types[i]));
   }
+  if (sig.result == "?r") return emit_call_dl(e, args);
   args.push_back(site(line));
   llvm::Value* r = call(builtin_fn(sig), args);
   if (sig.result != "r") return Val{};
   return Val{from_slot(r, e.type)};
+}
+
+// call_dl(addr, msg, ms): the runtime says whether a reply came and writes
+// its word into a slot; no reply is the nil of ?R (e.type), a reply is
+// converted as `call`'s and made nullable (an Int equal to ?Int's nil
+// traps BOUNDS, as every Int that becomes a ?Int does).
+Val Emitter::emit_call_dl(const ast::Expr& e, std::vector<llvm::Value*>& args) {
+  llvm::AllocaInst* slot = entry_alloca(i64_, "call_dl.reply");
+  args.push_back(slot);
+  args.push_back(site(e.span.begin.line));
+  llvm::Value* got = call(builtin_fn(sema::builtin_table()[e.sym->builtin]), args, "call_dl.got");
+  const Type* reply = e.type->base();
+  llvm::BasicBlock* from_bb = b_.GetInsertBlock();
+  llvm::BasicBlock* hit_bb = new_block("call_dl.reply");
+  llvm::BasicBlock* done_bb = new_block("call_dl.done");
+  b_.CreateCondBr(got, hit_bb, done_bb);
+  b_.SetInsertPoint(hit_bb);
+  llvm::Value* word = from_slot(b_.CreateLoad(i64_, slot), reply);
+  llvm::Value* v = coerce(Val{word}, reply, e.type).v;
+  llvm::BasicBlock* hit_end = b_.GetInsertBlock();
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(done_bb);
+  llvm::PHINode* r = b_.CreatePHI(llvm_type(e.type), 2, "call_dl");
+  r->addIncoming(nil_of(e.type), from_bb);
+  r->addIncoming(v, hit_end);
+  return Val{r};
 }
 
 }  // namespace wo::codegen

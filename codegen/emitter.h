@@ -176,6 +176,7 @@ class Emitter {
   llvm::Constant* actor_type(const ClassInfo* cls);  // WoActorType
   Val emit_spawn(const ast::Expr& e);
   Val emit_actor_call(const ast::Expr& e);  // the ACTOR builtins
+  Val emit_call_dl(const ast::Expr& e, std::vector<llvm::Value*>& args);  // call_dl: the ?R phi
   llvm::Constant* variant_descs(const sema::UnionInfo* u);  // json_desc.cpp: WoClassDesc[] of a payload union
 
   // ---- stmt.cpp

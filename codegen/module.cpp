@@ -123,6 +123,7 @@ llvm::Type* Emitter::result_code_type(std::string_view r) {
   if (r.size() > 1 && r[0] == '?') {
     char c = r[1];
     if (c == 'n' || c == 'b' || c == 'X') return i64_;  // the nullable word
+    if (c == 'r') return i1_;                           // call_dl: did a reply come
     if (c == 'f') return f64_;
     return ptr_;
   }
@@ -211,6 +212,7 @@ void Emitter::declare_runtime() {
       if (c == 'a' || c == 'c' || c == 'm') params.push_back(ptr_);  // the value's (the message's) WoTypeDesc
     }
     if (bi.result.find('X') != std::string_view::npos) params.push_back(ptr_);  // the target's WoTypeDesc
+    if (bi.result == "?r") params.push_back(ptr_);  // call_dl: where the reply word goes
     if (bi.flags & sema::TRAPS) params.push_back(ptr_);
     decl(sym, result_code_type(bi.result), params);
   }

@@ -2,7 +2,8 @@
 # The porch gate legs (framework.md §9.5-§9.8; ctest `porch`, label web-app):
 # builds the small programs under tests/porch with `woc build` and drives
 # them with curl: the key pool (leg 47), the limiter (legs 48-56), the
-# idempotency layer (legs 57-72) and its saturation (legs 73-79). Parallel
+# idempotency layer (legs 57-72), its deadline for a waiting duplicate
+# (idem-deadline-*, decision 0047) and its saturation (legs 73-79). Parallel
 # legs use backgrounded curl processes. tests/porch/mutants.sh runs this
 # script against broken variants (each must fail a leg).
 #
@@ -198,6 +199,41 @@ if msg=$(build idem-server); then
     for i in 1 2 3; do post /alwaysfail leg13-key z "$tmp/z" >/dev/null; done
     n=$(count /idemkeycount)
     check idem-no-row-accumulation "$([[ -n $base_rows && $n == "$base_rows" ]]; echo $?)" "IdempotencyKey rows $base_rows before, $n after three failing attempts"
+
+    # the deadline for a waiting duplicate (decision 0047): POST /held has
+    # wait_ms 300 and holds its handler until POST /release; one key actor
+    post /held dl-key one "$tmp/h1" "$tmp/h1.h" >"$tmp/h1.code" &
+    ph1=$!
+    for ((i = 0; i < 200; i++)); do
+      [[ $(count /heldcount) == 1 ]] && break
+      sleep 0.05
+    done
+    check idem-deadline-first-running "$([[ $(count /heldcount) == 1 ]]; echo $?)" "the held handler did not start within 10 s"
+    post /held dl-fresh two "$tmp/h2" >"$tmp/h2.code" &  # a fresh key queued behind it
+    ph2=$!
+    t0=$(ms)
+    c=$(post /held dl-key one "$tmp/h3" "$tmp/h3.h")
+    t1=$(ms)
+    check idem-deadline-409 "$([[ $c == 409 ]]; echo $?)" "want 409 for a duplicate of a running request, got $c"
+    check idem-deadline-409-body "$(grep -q 'request in progress' "$tmp/h3"; echo $?)" "the 409 body is '$(head -c 100 "$tmp/h3")'"
+    ra=$(tr -d '\r' <"$tmp/h3.h" | sed -n 's/^[Rr]etry-[Aa]fter: *//p')
+    check idem-deadline-409-retry-after "$([[ $ra =~ ^[0-9]+$ ]]; echo $?)" "the 409 has retry-after '$ra'"
+    check idem-deadline-within-bound "$([[ $((t1 - t0)) -ge 300 && $((t1 - t0)) -lt 2500 ]]; echo $?)" \
+      "the duplicate answered after $((t1 - t0)) ms (wait_ms 300; want [300, 2500))"
+    check idem-deadline-first-still-running "$(kill -0 $ph1 2>/dev/null && [[ ! -s $tmp/h1.code ]]; echo $?)" \
+      "the first request ended before the release: $(cat "$tmp/h1.code")"
+    rel=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST "$ibase/release" 2>/dev/null)
+    wait $ph1 $ph2
+    check idem-deadline-first-200 "$([[ $rel == 200 && $(cat "$tmp/h1.code") == 200 ]]; echo $?)" \
+      "want the release 200 and the first request 200, got $rel and $(cat "$tmp/h1.code")"
+    check idem-deadline-fresh-not-refused "$([[ $(cat "$tmp/h2.code") == 200 ]]; echo $?)" \
+      "a fresh key queued behind the held one got $(cat "$tmp/h2.code") ('$(head -c 80 "$tmp/h2")'), want 200"
+    c=$(post /held dl-key one "$tmp/h4")
+    check idem-deadline-retry-replays "$([[ $c == 200 ]] && cmp -s "$tmp/h1" "$tmp/h4"; echo $?)" \
+      "the retry got $c '$(head -c 80 "$tmp/h4")', the first '$(head -c 80 "$tmp/h1")'"
+    n=$(count /heldcount)
+    check idem-deadline-duplicate-not-run "$([[ $n == 2 ]]; echo $?)" "want HeldMark count 2 (first and fresh), got '$n'"
+
     stop 3000
     check idem-sigterm-stops $? "still running 3 s after SIGTERM (killed)"
   else

@@ -1,5 +1,5 @@
 // Actors (language.md §14): `spawn C { ... }` and the actor builtins of
-// common/builtins.def (flag ACTOR: send, call, monitor, time.after).
+// common/builtins.def (flag ACTOR: send, call, call_dl, monitor, time.after).
 //  * WO-E221: `spawn` of a class without `fn receive(msg: M)` (one parameter,
 //    M a class, record or union).
 //  * WO-E222: a traced class (also one an interface value in it may hold) in
@@ -134,7 +134,7 @@ const Type* Checker::reply_type(const Type* m, ast::Expr& e) {
   for (auto& cls : info_.classes)
     if (FnInfo* r = actor_receive(*cls))
       if (r->params[0]->type == m) receivers.push_back(r);
-  std::string head = "`call` on `actor " + type_name(m) + "`: ";
+  std::string head = "`" + (e.sym ? e.sym->name : std::string("call")) + "` on `actor " + type_name(m) + "`: ";
   if (receivers.empty()) {
     error(DiagCode::E226, at(e.span), head + "no class declares `fn receive(msg: " + type_name(m) +
                                           ") -> R`, so nothing can reply");
@@ -169,8 +169,9 @@ const Type* Checker::reply_type(const Type* m, ast::Expr& e) {
   return r;
 }
 
-// send(addr, msg), call(addr, msg), monitor(watched, observer, notice),
-// time.after(ms, addr, msg): builtins.def codes n, R (an address) and m
+// send(addr, msg), call(addr, msg), call_dl(addr, msg, ms),
+// monitor(watched, observer, notice), time.after(ms, addr, msg):
+// builtins.def codes n, R (an address) and m
 // (the message for the nearest R before it, which moves into the runtime).
 const Type* Checker::check_actor_call(ast::Expr& e, const std::string& shown, size_t bi) {
   const BuiltinSig& b = builtin_table()[bi];
@@ -216,7 +217,7 @@ const Type* Checker::check_actor_call(ast::Expr& e, const std::string& shown, si
         }
         break;
       }
-      default: {  // 'n': the delay in ms
+      default: {  // 'n': the delay (time.after) or the deadline (call_dl) in ms
         const Type* t = check_expr(a, types_.int_());
         check_flow(types_.int_(), t, at(a.span), nth, Flow::Arg);
         break;
@@ -224,9 +225,11 @@ const Type* Checker::check_actor_call(ast::Expr& e, const std::string& shown, si
     }
   }
   std::string_view r = b.result;
-  if (r != "r") return types_.void_();
+  if (r != "r" && r != "?r") return types_.void_();
   if (!ok || !first) return types_.poison();
-  return reply_type(first, e);
+  const Type* reply = reply_type(first, e);
+  if (r == "r" || reply->is_poison()) return reply;
+  return types_.nullable(reply);  // call_dl: nil when no reply came in time
 }
 
 }  // namespace wo::sema

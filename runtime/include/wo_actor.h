@@ -77,6 +77,14 @@ void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSit
 // (docs/decisions/0018); DB `cannot park inside a transaction`.
 uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site);
 
+// `call_dl(addr, msg, ms)`: `call` with a deadline. True with the reply word
+// in *reply when the receive returned within `ms` milliseconds; false when
+// it did not (the message stays queued and is handled; its reply is dropped,
+// never delivered to a later call) or when a stop signal ended the wait of
+// `main` (the `_dl` rule). ms <= 0: no deadline, as `call`. Traps as `call`.
+bool wo_call_dl(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t ms, uint64_t* reply,
+                const WoSite* site);
+
 // `monitor(watched, observer, notice)`: `notice` goes to `observer` when
 // `watched` dies (at once when it is already dead). Never yields.
 void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoTypeDesc* notice_type,

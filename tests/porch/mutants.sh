@@ -62,3 +62,9 @@ variant never-stored $I '  if r.status < 200 or r.status > 399 {' '  if true {'
 variant digest-ignored $I '      if row.digest != m.digest { return BEGIN_MISMATCH * REPLY_BASE }' ''
 variant stores-5xx $I '  if r.status < 200 or r.status > 399 {' '  if r.status < 200 {'
 variant relay-kept $I '  if once {' '  if false {'
+# the deadline for a waiting duplicate (decision 0047)
+variant idem-deadline-everywhere $I '    if note and running(key) {' '    if note {'
+variant idem-deadline-ignored $I '                                                handler: nil }, wait_ms)' '                                                handler: nil }, 0)'
+variant idem-note-never $I '  if m.note {
+    note_running(m.key)' '  if false {
+    note_running(m.key)'

@@ -246,3 +246,74 @@ TEST_CASE("actors: program end releases parked fibers, state and queued mail") {
   wo_time_after(100000, a, make_msg(1, "never"), &kMsg, &kSite);
   // ~Env shuts down: LeakSanitizer (make test-asan) checks nothing is left.
 }
+
+namespace {
+// receive(msg: Msg) -> Int: sleeps len(text) ms, counts the message in
+// `total` and replies its `n`; n == -1 replies the count instead.
+uint64_t echo_receive(void* state, uint64_t word) {
+  auto* c = static_cast<Counter*>(state);
+  auto* m = reinterpret_cast<Msg*>(word);
+  if (m->n == -1) return static_cast<uint64_t>(c->total);
+  if (m->text->len > 0) wo_time_sleep(m->text->len, &kSite);
+  c->total += 1;
+  return static_cast<uint64_t>(m->n);
+}
+const WoActorType kEchoActor{"Echo", echo_receive, &kCounter, &kMsg};
+}  // namespace
+
+TEST_CASE("call_dl: a reply in time; past the deadline false, the message is still handled, its reply dropped") {
+  for (const char* shards : {"1", "2"}) {
+    Env env(shards);
+    int64_t a = wo_spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: main's shard
+    int64_t b = wo_spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: the other one
+    for (int64_t x : {a, b}) {
+      uint64_t reply = 0;
+      CHECK(wo_call_dl(x, make_msg(7), &kMsg, 5000, &reply, &kSite));
+      CHECK(reply == 7);
+      reply = 0;
+      CHECK_FALSE(wo_call_dl(x, make_msg(8, std::string(300, 's').c_str()), &kMsg, 10, &reply, &kSite));
+      CHECK(reply == 0);
+      // queued behind the late one: its own reply, never 8
+      CHECK(wo_call_dl(x, make_msg(9), &kMsg, 0, &reply, &kSite));  // ms <= 0: no deadline
+      CHECK(reply == 9);
+      CHECK(wo_call(x, make_msg(-1), &kMsg, &kSite) == 3);
+    }
+  }
+}
+
+TEST_CASE("call_dl: deadlines racing replies across shards never deliver a stale reply") {
+  Env env("2");
+  int64_t a = wo_spawn(make_counter(), &kEchoActor, &kSite);
+  int64_t b = wo_spawn(make_counter(), &kEchoActor, &kSite);
+  constexpr int kCalls = 300;
+  int late = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    int64_t x = i % 2 ? b : a;
+    uint64_t reply = ~uint64_t{0};
+    // 0 or 2 ms of work against a 1 ms deadline: both outcomes, and replies
+    // that arrive just as the deadline fires
+    if (wo_call_dl(x, make_msg(i, i % 3 ? "" : "zz"), &kMsg, 1, &reply, &kSite)) {
+      CHECK(reply == static_cast<uint64_t>(i));
+    } else {
+      ++late;
+    }
+  }
+  INFO("late: ", late);
+  CHECK(wo_call(a, make_msg(-1), &kMsg, &kSite) + wo_call(b, make_msg(-1), &kMsg, &kSite) == kCalls);
+}
+
+TEST_CASE("call_dl: a dead callee traps as call does; nil address names call_dl") {
+  Env env("1");
+  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  wo_send(a, make_msg(-1), &kMsg, &kSite);  // kills it once delivered
+  uint64_t reply = 0;
+  {
+    wo::Trap t = wotest::trapped([&] { wo_call_dl(a, make_msg(1), &kMsg, 1000, &reply, &kSite); });
+    CHECK(t.code == 13);
+    CHECK(t.msg == "actor died during call");
+  }
+  {
+    wo::Trap t = wotest::trapped([&] { wo_call_dl(WO_NIL_SCALAR, make_msg(1), &kMsg, 1000, &reply, &kSite); });
+    CHECK(t.msg == "call_dl: nil actor address");
+  }
+}

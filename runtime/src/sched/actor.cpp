@@ -92,10 +92,12 @@ void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
 // other links, so at least one of them traps instead of all parking for ever.
 // A link is cleared by the callee's shard as it sends the reply
 // (complete_call), so a call that has been answered never looks parked.
+// Links are tagged pointers (an Actor is 64-byte aligned): the low bits tell
+// one call from the next, so a late reply never clears a newer call's link.
 bool closes_call_cycle(Actor* caller, Actor* target) {
   if (!caller) return false;
   int hops = 0;
-  for (Actor* x = target; x && hops < 100000; x = x->waiting_on.load(), ++hops)
+  for (Actor* x = target; x && hops < 100000; x = link_actor(x->waiting_on.load()), ++hops)
     if (x == caller) return true;
   return false;
 }
@@ -190,9 +192,10 @@ void accept_watch(Actor* watched, Actor* observer, uint64_t notice, const WoType
 void complete_call(CallWait* w, uint64_t reply, bool died) {
   if (w->caller_actor) {
     // Answered: the caller no longer waits on the callee. Only if the link is
-    // still this call's (a caller that gave up may have called again).
-    Actor* expected = w->callee;
-    w->caller_actor->waiting_on.compare_exchange_strong(expected, nullptr);
+    // still this call's: a caller whose call_dl gave up may have called the
+    // same actor again, and that call's link carries another tag.
+    uintptr_t expected = w->link;
+    w->caller_actor->waiting_on.compare_exchange_strong(expected, 0);
   }
   w->reply = reply;
   w->died = died;
@@ -206,6 +209,7 @@ void complete_call(CallWait* w, uint64_t reply, bool died) {
 }
 
 void finish_wake(CallWait* w) {
+  w->replied = true;
   if (!w->abandoned) wake(w->caller, w->park_id);
   unref_wait(w);
 }
@@ -256,6 +260,85 @@ void deliver(Fiber* self, Actor* a) {
     count_active(a, -1);
   }
 }
+
+namespace {
+// The body of `call` and `call_dl`: sends `msg` with a CallWait and parks
+// until the reply, or until `deadline_us` (>= 0) passes. Returns false on
+// the deadline (or, for `call_dl` in `main`, a stop signal): the wait is
+// then abandoned, so the reply that comes later is dropped by finish_wake
+// on this shard and never reaches a later park of this fiber (park ids).
+bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t deadline_us, bool dl, uint64_t* reply,
+                const WoSite* site) {
+  MsgGuard guard(msg, msg_type);
+  const char* op = dl ? "call_dl" : "call";
+  Actor* a = actor_of(addr, op, site);
+  need_message(msg, msg_type, op, site);
+  refuse_in_transaction("cannot park inside a transaction", site);
+  Fiber* me = current_fiber();
+  if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
+  // This call's link (callee + a tag telling it from the caller's earlier
+  // calls to the same callee), published before the cycle check.
+  uintptr_t link = 0;
+  if (me->serving) {
+    link = reinterpret_cast<uintptr_t>(a) | (++me->serving->call_tag & kLinkTagMask);
+    me->serving->waiting_on.store(link);
+  }
+  auto unlink = [&] {
+    if (me->serving) me->serving->waiting_on.store(0);
+  };
+  if (closes_call_cycle(me->serving, a)) {
+    unlink();
+    wo::raise(kActor, site, "call cycle would deadlock");
+  }
+  bool dead = a->dead.load(std::memory_order_relaxed);
+  if (dead || !reserve(a)) {
+    unlink();
+    wo::raise(kActor, site, dead ? kDiedDuringCall : "actor mailbox full");
+  }
+  CallWait* w = new_wait();
+  w->caller = me;
+  w->shard = current_shard();
+  w->park_id = me->park_id + 1;  // the id park() is about to use
+  w->caller_actor = me->serving;
+  w->link = link;
+  try {
+    enqueue(a, guard.disown(), msg_type, w);
+  } catch (...) {
+    unlink();
+    free_wait(w);  // the message never reached a mailbox
+    throw;
+  }
+  auto abandon = [&] {
+    unlink();
+    w->abandoned = true;  // read only on this shard (finish_wake)
+    unref_wait(w);
+  };
+  bool stopped = false;
+  try {
+    park(deadline_us);
+  } catch (const Unwind&) {
+    // A stop signal ends a `_dl` wait of `main` with its timeout value;
+    // at the program's end (or for a plain call) the fiber keeps unwinding.
+    if (!dl || shutting_down()) {
+      abandon();
+      throw;
+    }
+    stopped = true;
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  if (stopped || !w->replied) {  // the deadline passed first
+    abandon();
+    return false;
+  }
+  bool died = w->died;
+  *reply = w->reply;
+  unref_wait(w);
+  if (died) wo::raise(kActor, site, kDiedDuringCall);
+  return true;
+}
+}  // namespace
 
 void release_actor(Actor* a) {
   while (!a->mailbox.empty()) {
@@ -309,48 +392,14 @@ void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSit
 }
 
 uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
-  MsgGuard guard(msg, msg_type);
-  Actor* a = actor_of(addr, "call", site);
-  need_message(msg, msg_type, "call", site);
-  refuse_in_transaction("cannot park inside a transaction", site);
-  Fiber* me = current_fiber();
-  if (me->serving == a) wo::raise(kActor, site, "call to the calling actor would deadlock");
-  if (me->serving) me->serving->waiting_on.store(a);  // published before the cycle check
-  if (closes_call_cycle(me->serving, a)) {
-    me->serving->waiting_on.store(nullptr);
-    wo::raise(kActor, site, "call cycle would deadlock");
-  }
-  bool dead = a->dead.load(std::memory_order_relaxed);
-  if (dead || !reserve(a)) {
-    if (me->serving) me->serving->waiting_on.store(nullptr);
-    wo::raise(kActor, site, dead ? kDiedDuringCall : "actor mailbox full");
-  }
-  CallWait* w = new_wait();
-  w->caller = me;
-  w->shard = current_shard();
-  w->park_id = me->park_id + 1;  // the id park() is about to use
-  w->caller_actor = me->serving;
-  w->callee = a;
-  try {
-    enqueue(a, guard.disown(), msg_type, w);
-  } catch (...) {
-    if (me->serving) me->serving->waiting_on.store(nullptr);
-    free_wait(w);  // the message never reached a mailbox
-    throw;
-  }
-  try {
-    park(-1);
-  } catch (...) {
-    if (me->serving) me->serving->waiting_on.store(nullptr);
-    w->abandoned = true;  // read only on this shard (finish_wake)
-    unref_wait(w);
-    throw;
-  }
-  bool died = w->died;
-  uint64_t reply = w->reply;
-  unref_wait(w);
-  if (died) wo::raise(kActor, site, kDiedDuringCall);
+  uint64_t reply = 0;
+  call_until(addr, msg, msg_type, -1, false, &reply, site);
   return reply;
+}
+
+bool wo_call_dl(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t ms, uint64_t* reply,
+                const WoSite* site) {
+  return call_until(addr, msg, msg_type, ms > 0 ? deadline_after_ms(ms) : -1, true, reply, site);
 }
 
 void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoTypeDesc* notice_type,

@@ -76,12 +76,13 @@ struct CallWait {
   std::atomic<int> refs{2};
   Fiber* caller = nullptr;
   Actor* caller_actor = nullptr; // the actor whose receive made the call (nullptr: main)
-  Actor* callee = nullptr;      // the actor called
+  uintptr_t link = 0;           // the caller actor's waiting_on for this call (0: main)
   Shard* shard = nullptr;       // the caller's shard
   uint64_t park_id = 0;
   uint64_t reply = 0;
   bool died = false;
   bool abandoned = false;       // the caller stopped waiting (caller's shard only)
+  bool replied = false;         // finish_wake ran: `reply`/`died` are final (caller's shard only)
   uint64_t epoch = 0;           // external waits: the runtime they belong to (external_wait.cpp)
 };
 
@@ -136,13 +137,21 @@ struct alignas(64) Actor {
   std::vector<Monitor> monitors;      // home only
   std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
   std::atomic<bool> dead{false};
-  // Its receive is parked in a call to this actor (nullptr: none). Set by its
-  // own shard at the call, cleared by the callee's shard when the reply is
-  // sent; read by any shard looking for a call cycle (closes_call_cycle).
-  std::atomic<Actor*> waiting_on{nullptr};
+  // Its receive is parked in a call to this actor (0: none), as a link: the
+  // callee's address with the call's tag in the low bits (link_actor). Set by
+  // its own shard at the call, cleared by the callee's shard when the reply
+  // is sent; read by any shard looking for a call cycle (closes_call_cycle).
+  std::atomic<uintptr_t> waiting_on{0};
+  uint8_t call_tag = 0;               // counts its calls, for the links' tags (home only)
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
 };
+
+// A call link (Actor::waiting_on): the callee's address, 64-byte aligned,
+// with a tag in the six low bits.
+inline constexpr uintptr_t kLinkTagMask = 63;
+static_assert(alignof(Actor) > kLinkTagMask);
+inline Actor* link_actor(uintptr_t link) { return reinterpret_cast<Actor*>(link & ~kLinkTagMask); }
 
 // What one shard hands another.
 struct InboxItem {
