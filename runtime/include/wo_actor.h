@@ -94,6 +94,13 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
 // wo_db_close; wo_start calls it too (a no-op the second time).
 void wo_sched_shutdown(void);
 
+// Before an externally visible effect made from an actor's receive (output,
+// a socket or file write, a process): parks until every commit that actor
+// made is durable and the messages held behind them are sent (decision
+// 0045). A no-op elsewhere and when nothing is pending. The runtime's own
+// effect builtins call it; a C ABI user writing on its own must too.
+void wo_sched_durable_barrier(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,7 @@ class Engine {
   void abort() noexcept;
   bool checkpoint_now();
   void flush() { if (commit_) commit_->drain(); }  // wo_db_flush
+  void wait_durable(uint64_t seq) { if (commit_) commit_->wait_durable(seq); }  // wo_db_wait_durable
   GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
 
   ~Engine();
