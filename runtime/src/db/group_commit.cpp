@@ -76,7 +76,15 @@ void GroupCommit::absorb_staged() {
 }
 
 void GroupCommit::wait(uint64_t seq) {
-  if (sched::defer_commit(seq) && want(seq)) return;
+  // The round is asked for later (want), when the actor holds a message,
+  // passes a barrier or ends its delivery: its further commits in this
+  // receive join the same round, and a lone committer that then waits at a
+  // barrier can still lead the round itself (wait_parked).
+  if (sched::defer_commit(seq)) {
+    std::lock_guard lk(sync_mu_);
+    deferred_count_++;
+    return;
+  }
   wait_durable(seq);
 }
 
@@ -101,7 +109,6 @@ bool GroupCommit::want(uint64_t seq) {
   bool kick;
   {
     std::lock_guard lk(sync_mu_);
-    deferred_count_++;
     if (durable_ >= seq) return true;
     if (!start_writer()) return false;
     parked_want_ = std::max(parked_want_, seq);
@@ -115,7 +122,12 @@ void GroupCommit::wait_parked(uint64_t seq) {
   sched::CallWait* w = nullptr;
   bool kick = false;
   {
-    std::lock_guard lk(sync_mu_);
+    std::unique_lock lk(sync_mu_);
+    // A lone committer (its shard has nothing else to run, no fd to watch)
+    // leads the round itself on its shard's thread: the shard would only
+    // idle meanwhile, and it saves two thread hand-offs (to the log writer
+    // and back through the inbox). Not while the writer is held (tests).
+    while (durable_ < seq && !leading_ && !writer_held_ && sched::shard_idle_but_caller()) lead_round(lk, false);
     if (durable_ >= seq) return;
     if (start_writer()) {
       w = sched::external_wait_new();

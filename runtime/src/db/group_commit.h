@@ -72,6 +72,9 @@ class GroupCommit {
   // blocking the calling thread; see above). A fiber may get sched::Unwind
   // instead: its unit was not acknowledged.
   void wait_durable(uint64_t seq);
+  // Asks the log writer for a round covering `seq` without waiting for it;
+  // false when there is no log writer (then the caller must wait).
+  bool want(uint64_t seq);
   // Runs `fn` while this thread is the leader (no round in flight).
   void run_as_leader(const std::function<void()>& fn);
   // The leader runs this after each batch (the checkpoint trigger).
@@ -99,9 +102,6 @@ class GroupCommit {
   uint64_t flush_batch();   // leader only; returns the last seq written (0: none)
   uint64_t take_absorbed();
   void wait_parked(uint64_t seq);
-  // Asks the log writer for a round covering `seq` without waiting for it;
-  // false when there is no log writer (then the caller must wait).
-  bool want(uint64_t seq);
   bool start_writer();  // sync_mu_ held
   void wait_blocking(uint64_t seq);
   // With sync_mu_ held (via lk) and no round running: runs one; lk is held

@@ -250,6 +250,7 @@ void deliver(Fiber* self, Actor* a) {
   } else if (env.wait) {
     reply_or_hold(a, env.wait, reply, unwound);  // held while a commit of `a` is not durable
   }
+  ask_durable(a);  // what it committed goes to disk even when nothing waits for it
   a->running = false;
   if (!a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
     a->queued = true;

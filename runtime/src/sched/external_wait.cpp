@@ -72,6 +72,16 @@ void close_external_waits() {
   g_ext_rt = nullptr;
 }
 
+bool shard_idle_but_caller() {
+  Shard* s = current_shard();
+  if (!s || !s->runq.empty() || s->io_waiting != 0 || s->has_mail.load(std::memory_order_acquire)) return false;
+  // Nothing due either: a committer that leads round after round must not
+  // starve a timer or a park deadline (only the scheduler fires them).
+  int64_t now = now_us();
+  if (!s->timers.empty() && s->timers.top().deadline_us <= now) return false;
+  return s->park_deadlines.empty() || s->park_deadlines.top()->deadline_us > now;
+}
+
 uint64_t durable_seq() { return g_durable.load(std::memory_order_seq_cst); }
 
 void publish_durable(uint64_t seq) {

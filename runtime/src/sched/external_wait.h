@@ -44,4 +44,9 @@ bool defer_commit(uint64_t seq);
 void publish_durable(uint64_t seq);
 uint64_t durable_seq();
 
+// The calling fiber's shard has nothing else to run now: no runnable fiber
+// or actor, no mail in its inbox, no fd watched, no timer or park deadline
+// due (group_commit's lone leader).
+bool shard_idle_but_caller();
+
 }  // namespace wo::sched

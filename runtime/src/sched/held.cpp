@@ -42,6 +42,7 @@ void hold(Actor* from, const Held& h) {
     from->home->held_actors.fetch_add(1, std::memory_order_seq_cst);
   }
   from->held->push_back(h);
+  ask_durable(from);
   // Pairs with publish_durable (store the seq, then read held_actors): a
   // round that ended before we counted ourselves is seen here.
   release_held(from);
@@ -105,6 +106,12 @@ void drop_held(Actor* a) {
   if (!q->empty()) a->home->held_actors.fetch_sub(1, std::memory_order_seq_cst);
   delete q;
   a->held = nullptr;
+}
+
+void ask_durable(Actor* a) {
+  if (a->need <= a->asked || a->need <= durable_seq()) return;
+  a->asked = a->need;
+  wo_db_want_durable(a->need);
 }
 
 void durable_barrier_for(Actor* a) {

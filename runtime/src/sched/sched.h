@@ -154,6 +154,7 @@ struct alignas(64) Actor {
   // receives staged without waiting, and what it sent since that is not
   // durable yet, released in order once the store's durable seq covers it.
   uint64_t need = 0;                  // home only
+  uint64_t asked = 0;                 // the highest `need` a round was asked for (home only)
   std::deque<Held>* held = nullptr;  // home only; allocated at the first hold
 };
 
@@ -279,6 +280,7 @@ void drop_held(Actor* a);                  // teardown: unacknowledged, never de
 // its held messages are out: before any other externally visible effect.
 void durable_barrier();
 void durable_barrier_for(Actor* a);        // the same for `a` (its dying delivery)
+void ask_durable(Actor* a);                // a round for `a->need`, once per need (no wait)
 void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait);  // actor.cpp: now
 
 // ---- marshal.cpp ----------------------------------------------------------------
