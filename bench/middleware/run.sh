@@ -65,7 +65,7 @@ aim_line() {
   awk -v n="$1" -v w="${RPS[$2]}" -v b="${RPS[bare]}" 'BEGIN {
     if (w !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) { printf "%s: woc -, peer bare -, ratio - (aim >=0.9x bare) MISSED\n", n; exit }
     r = w / b
-    printf "%s: woc %.0f req/s, peer bare %.0f req/s, ratio %.2fx (aim >=0.9x bare) %s\n", n, w, b, r, r >= 0.9 ? "met" : "MISSED" }'
+    printf "%s: woc %.0f req/s, peer bare %.0f req/s, ratio %.2fx (aim >=0.9x bare) %s\n", n, w, b, r, (r >= 0.9 ? "met" : "MISSED") }'
 }
 run bare
 run limited
