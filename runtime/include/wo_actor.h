@@ -83,7 +83,10 @@ void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoType
                 const WoSite* site);
 
 // `time.after(ms, addr, msg)`: delivers `msg` after `ms` ms of wall-clock
-// time; ms <= 0 enqueues it during the call. Never yields.
+// time; ms <= 0 enqueues it during the call (held behind the sending actor's
+// commits that are not durable yet, like a send). With ms > 0 from such an
+// actor it first parks until they are durable (decision 0045); otherwise it
+// never yields.
 void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site);
 
 // `time.sleep(ms)` (declared in wo_runtime.h) parks the calling fiber.
