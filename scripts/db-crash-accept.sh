@@ -8,7 +8,9 @@
 # WRITER is tests/db's db_crash_writer (see its header for the workload:
 # single inserts, updates, deletes and multi-record transactions from 1 or 3
 # threads, or from 8 actors on 2 shards whose fibers park while their
-# commits wait (decision 0034), so group commit batches are torn too). KILLS (default 120, or
+# commits wait (decision 0034), so group commit batches are torn too, or
+# from 8 writer actors whose replies are held until their commits are
+# durable while 8 client actors print each reply (decision 0045)). KILLS (default 120, or
 # DB_CRASH_KILLS) rounds of: start the writer on the same store (which
 # replays the log), let it run 20..200 ms, kill -9 it, then run its verify
 # mode, which replays the store and checks that every acknowledged row and
@@ -74,7 +76,7 @@ shim_kill() {
 
 start=$(date +%s)
 for ((i = 1; i <= kills; i++)); do
-  case $((i % 3)) in 1) threads=1 ;; 2) threads=3 ;; *) threads=f8 ;; esac
+  case $((i % 4)) in 1) threads=1 ;; 2) threads=3 ;; 3) threads=f8 ;; *) threads=r8 ;; esac
   export WO_SHARDS=2
   export WO_CHECKPOINT_BYTES=${floors[RANDOM % 3]}
   if [[ -n $shim ]] && ((i % 6 == 3)); then

@@ -28,7 +28,8 @@ if ! { [[ -f $build/CMakeCache.txt ]] || cmake -S "$root" -B "$build" -DCMAKE_BU
   exit 1
 fi
 c++ -std=c++20 -O2 -DNDEBUG -I"$root/runtime/include" "$root/bench/db/store_bench.cpp" \
-  "$build/bin/libwo_runtime.a" -lsqlite3 -lboost_context -lcrypto -pthread -o "$out/store_bench"
+  "$build/bin/libwo_runtime.a" "$(c++ -print-file-name=libbacktrace.a)" -lsqlite3 -lboost_context -lcrypto -pthread \
+  -o "$out/store_bench"  # libbacktrace: the runtime's trap backtraces (runtime/CMakeLists.txt)
 
 rm -rf "$data"
 mkdir -p "$data"

@@ -6,13 +6,13 @@
 # request (idem.lua); WO_SHARDS=2, a key pool of 4 actors. Prints requests/s
 # and p99 for each, the cost of each middleware against the bare route, and
 # the idempotent POSTs/s against the disk's raw fdatasync rate
-# (fsync_rate.py, one writer) measured in the same run, on the same disk.
+# (fsync_rate.py, one writer) measured in the same run, on the same disk,
+# and one line per middleware against issue 10's aim (>= 0.9x bare).
 #
 #   WOC=PATH                 the woc to use (default build/bin/woc)
 #   BENCH_QUICK=1            3 s per run instead of 10
 #   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
-#   BENCH_POOL=N             the key pool's size (default 4): each key actor
-#                            makes one durable write at a time
+#   BENCH_POOL=N             the key pool's size (default 4)
 #   WO_WAL_STATS=1           also print each server's group-commit figures
 #                            (batches = fdatasyncs, records) at its stop
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise.
@@ -60,6 +60,13 @@ run() {
   RPS[$mode]=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   P99[$mode]=$(awk '$1 == "99%" {v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v}' <<<"$out")
 }
+# The bench-line format of `make bench`: NAME: woc X, peer Y, ratio R (aim A) met|MISSED.
+aim_line() {
+  awk -v n="$1" -v w="${RPS[$2]}" -v b="${RPS[bare]}" 'BEGIN {
+    if (w !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) { printf "%s: woc -, peer bare -, ratio - (aim >=0.9x bare) MISSED\n", n; exit }
+    r = w / b
+    printf "%s: woc %.0f req/s, peer bare %.0f req/s, ratio %.2fx (aim >=0.9x bare) %s\n", n, w, b, r, (r >= 0.9 ? "met" : "MISSED") }'
+}
 run bare
 run limited
 run idem -s "$HERE/idem.lua"
@@ -77,5 +84,8 @@ fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
   for mode in bare limited idem; do
     [[ -n ${WAL[$mode]} ]] && echo "  $mode: ${WAL[$mode]}"
   done
+  # issue 10's aim: the middleware costs <= 10% of the bare route's throughput
+  aim_line "middleware limiter" limited
+  aim_line "middleware idempotent" idem
 } | tee "$OUT/middleware.txt"
 exit "$failed"

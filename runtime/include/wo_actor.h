@@ -91,7 +91,10 @@ void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoType
                 const WoSite* site);
 
 // `time.after(ms, addr, msg)`: delivers `msg` after `ms` ms of wall-clock
-// time; ms <= 0 enqueues it during the call. Never yields.
+// time; ms <= 0 enqueues it during the call (held behind the sending actor's
+// commits that are not durable yet, like a send). With ms > 0 from such an
+// actor it first parks until they are durable (decision 0045); otherwise it
+// never yields.
 void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site);
 
 // `time.sleep(ms)` (declared in wo_runtime.h) parks the calling fiber.
@@ -101,6 +104,13 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
 // joined. Generated code calls it after `main` returns and before
 // wo_db_close; wo_start calls it too (a no-op the second time).
 void wo_sched_shutdown(void);
+
+// Before an externally visible effect made from an actor's receive (output,
+// a socket or file write, a process): parks until every commit that actor
+// made is durable and the messages held behind them are sent (decision
+// 0045). A no-op elsewhere and when nothing is pending. The runtime's own
+// effect builtins call it; a C ABI user writing on its own must too.
+void wo_sched_durable_barrier(void);
 
 #ifdef __cplusplus
 }

@@ -143,6 +143,15 @@ void wo_db_close(void);
 // (never acknowledged) still reaches the log, as every applied write must.
 void wo_db_flush(void);
 
+// Returns once commit `seq` is durable, parking the calling fiber or
+// blocking the calling thread (the scheduler's durable barrier, decision
+// 0045). A no-op without a store.
+void wo_db_wait_durable(uint64_t seq);
+// Asks the store's log writer for a round covering commit `seq` and returns
+// without waiting (the scheduler, for an actor's held messages); without a
+// log writer thread it waits instead.
+void wo_db_want_durable(uint64_t seq);
+
 // Compacts the log now (§1.13) instead of waiting for the size trigger.
 // Returns false when there is no log, a transaction is open, or the
 // compaction failed (the old log stays valid then). For tests and tools.

@@ -15,6 +15,7 @@
 
 #include "heap.h"
 #include "trap.h"
+#include "wo_actor.h"
 
 namespace {
 
@@ -165,6 +166,7 @@ WoText* wo_fs_read_at(WoText* path, int64_t offset, int64_t n, const WoSite* sit
 void wo_fs_append(WoText* path, WoText* t, const WoSite* site) {
   const char* p = need_path(path, site);
   wo::need(t, site);
+  wo_sched_durable_barrier();  // after the actor's commits (decision 0045)
   Fd fd(open_or_trap(p, O_WRONLY | O_APPEND | O_CREAT, site, 0644));
   const char* w = t->bytes;
   size_t left = static_cast<size_t>(t->len);

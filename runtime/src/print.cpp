@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "trap.h"
+#include "wo_actor.h"
 
 namespace {
 
@@ -29,16 +30,19 @@ void write_line(FILE* f, const char* p, size_t n) {
 extern "C" {
 
 void wo_print(WoText* t) {
+  wo_sched_durable_barrier();  // after the actor's commits (decision 0045)
   wo::need(t);
   write_line(stdout, t->bytes, static_cast<size_t>(t->len));
 }
 
 void wo_print_err(WoText* t) {
+  wo_sched_durable_barrier();  // after the actor's commits (decision 0045)
   wo::need(t);
   write_line(stderr, t->bytes, static_cast<size_t>(t->len));
 }
 
 void wo_print_int(int64_t n) {
+  wo_sched_durable_barrier();  // after the actor's commits (decision 0045)
   char buf[24];
   char* end = std::to_chars(buf, buf + sizeof buf - 1, n).ptr;
   *end++ = '\n';

@@ -33,6 +33,7 @@
 #include "heap.h"
 #include "stop.h"
 #include "trap.h"
+#include "wo_actor.h"
 
 extern char** environ;
 
@@ -146,6 +147,7 @@ bool exec_failure(int e) { return e != EAGAIN && e != ENOMEM; }
 WoProc* run(WoText* cmd, WoList* args, int64_t deadline_ms, int64_t out_cap, int64_t err_cap, bool dl,
             const WoSite* site) {
   const char* what = dl ? "proc.run_dl" : "proc.run";
+  wo_sched_durable_barrier();  // a process is an effect: after the actor's commits (decision 0045)
   if (deadline_ms <= 0) deadline_ms = kDefaultDeadlineMs;
   deadline_ms = std::min<int64_t>(deadline_ms, int64_t{1} << 40);  // ~35 years: keeps µs arithmetic in range
   if (out_cap <= 0) out_cap = kDefaultOutCap;

@@ -2,17 +2,23 @@
 //
 //   db_crash_writer write <run> <seed> <threads>   (store from WO_DATA)
 //   db_crash_writer write <run> <seed> f<actors>   (the same, as actors)
+//   db_crash_writer write <run> <seed> r<actors>   (actors that reply)
 //   db_crash_writer verify <ackfile>
 //
 // `write` opens the store with wo_db_boot (so every restart replays the log)
 // and runs <threads> writers until it is killed: threads of their own, or
 // (f<actors>) actors on the scheduler's shards (WO_SHARDS), whose fibers park
 // while their commits wait for the log writer's fdatasync, so the kill finds
-// committers parked on every shard. Each writer owns a key
+// committers parked on every shard. With r<actors>, each writer actor does
+// one write per message and replies, and a client actor of its own calls it
+// in a loop and prints the acknowledgement once the reply came: the writer's
+// commits do not wait (decision 0045), their replies are held until durable,
+// so a kill finds replies held on every shard. Each writer owns a key
 // range and mixes single inserts, updates and deletes of its own rows, and
 // transactions that insert 2..6 rows of one group and update one older row
 // to point at that group. After each call returns, it prints one line with
-// a single write(2):
+// a single write(2), after the durable barrier (as print does: an actor's
+// own acknowledgement must wait for its commits, decision 0045):
 //   ins K        the row with key K was inserted
 //   upd K V      row K got version V (versions only grow)
 //   try-del K    about to delete row K (not an acknowledgement: after a
@@ -59,6 +65,7 @@ const WoDbClass kClasses[] = {{"items", WO_DB_TABLE, NFIELDS, kFields, 2, kIndex
 const WoDbSchema kSchema = {1, kClasses};
 
 void ack(const std::string& line) {
+  wo_sched_durable_barrier();
   std::string l = line + "\n";
   if (::write(1, l.data(), l.size()) != static_cast<ssize_t>(l.size())) std::_Exit(3);
 }
@@ -71,42 +78,55 @@ int64_t insert_row(int64_t key, int64_t grp, int64_t n, int64_t ver, const std::
   return id;
 }
 
-void writer(int run, int thread, uint64_t seed) {
-  std::mt19937_64 rng(seed * 131 + static_cast<uint64_t>(thread));
-  int64_t next_key = int64_t(run) * 10'000'000 + int64_t(thread) * 1'000'000 + 1;
-  int64_t version = int64_t(run) * 1'000'000'000 + int64_t(thread) * 100'000'000;
+// One writer's workload, one write at a time: step() writes and returns the
+// acknowledgement to print once the write returned (a delete prints its
+// try-del line itself, before it starts).
+struct Writer {
+  std::mt19937_64 rng;
+  int64_t next_key, version;
   std::vector<std::pair<int64_t, int64_t>> mine;  // (key, id) of this run's single rows
-  for (;;) {
+  Writer(int run, int thread, uint64_t seed)
+      : rng(seed * 131 + static_cast<uint64_t>(thread)),
+        next_key(int64_t(run) * 10'000'000 + int64_t(thread) * 1'000'000 + 1),
+        version(int64_t(run) * 1'000'000'000 + int64_t(thread) * 100'000'000) {}
+
+  std::string step() {
     std::string note(rng() % 300, static_cast<char>('a' + rng() % 26));
     unsigned op = rng() % 10;
     if (op < 4 || mine.empty()) {
       int64_t key = next_key++;
       int64_t id = insert_row(key, 0, 0, 0, note);
       mine.emplace_back(key, id);
-      ack("ins " + std::to_string(key));
-    } else if (op < 6) {
+      return "ins " + std::to_string(key);
+    }
+    if (op < 6) {
       auto& [key, id] = mine[rng() % mine.size()];
       wo_db_set(0, id, F_VER, uint64_t(++version), nullptr);
-      ack("upd " + std::to_string(key) + " " + std::to_string(version));
-    } else if (op < 7) {
-      size_t i = rng() % mine.size();
-      ack("try-del " + std::to_string(mine[i].first));  // in flight: may be durable without its ack
-      wo_db_delete(0, mine[i].second, nullptr);
-      ack("del " + std::to_string(mine[i].first));
-      mine.erase(mine.begin() + static_cast<ptrdiff_t>(i));
-    } else {
-      int64_t m = 2 + int64_t(rng() % 5);
-      int64_t g = next_key;
-      next_key += m;
-      auto& [okey, oid] = mine[rng() % mine.size()];
-      wo_tx_begin(nullptr);
-      for (int64_t j = 0; j < m; ++j) insert_row(g + j, g, m, 0, note);
-      wo_db_set(0, oid, F_LAST, uint64_t(g), nullptr);
-      wo_tx_commit(nullptr);
-      (void)okey;
-      ack("tx " + std::to_string(g) + " " + std::to_string(m));
+      return "upd " + std::to_string(key) + " " + std::to_string(version);
     }
+    if (op < 7) {
+      size_t i = rng() % mine.size();
+      int64_t key = mine[i].first;
+      ack("try-del " + std::to_string(key));  // in flight: may be durable without its ack
+      wo_db_delete(0, mine[i].second, nullptr);
+      mine.erase(mine.begin() + static_cast<ptrdiff_t>(i));
+      return "del " + std::to_string(key);
+    }
+    int64_t m = 2 + int64_t(rng() % 5);
+    int64_t g = next_key;
+    next_key += m;
+    int64_t oid = mine[rng() % mine.size()].second;
+    wo_tx_begin(nullptr);
+    for (int64_t j = 0; j < m; ++j) insert_row(g + j, g, m, 0, note);
+    wo_db_set(0, oid, F_LAST, uint64_t(g), nullptr);
+    wo_tx_commit(nullptr);
+    return "tx " + std::to_string(g) + " " + std::to_string(m);
   }
+};
+
+void writer(int run, int thread, uint64_t seed) {
+  Writer w(run, thread, seed);
+  for (;;) ack(w.step());
 }
 
 // Fiber writers: an actor whose one receive runs writer() for good.
@@ -126,6 +146,44 @@ uint64_t fiber_writer(void*, uint64_t msg) {
 }
 const WoActorType kWriterActor{"Writer", fiber_writer, &kStateDesc, &kIntDesc};
 
+// r<actors>: writer i does one step per message (its Writer and the line it
+// acknowledges live in slot i); client i calls it for good and prints that
+// line once the reply came. The client committed nothing, so its barrier
+// does not wait: only the held reply keeps the line from coming early.
+struct Slot {
+  Writer* w = nullptr;
+  std::string line;
+  int64_t writer = 0;
+};
+std::vector<Slot> g_slots;
+uint64_t reply_writer(void*, uint64_t msg) {
+  Slot& s = g_slots[msg];
+  s.line = s.w->step();
+  return 1;
+}
+const WoActorType kReplyWriter{"ReplyWriter", reply_writer, &kStateDesc, &kIntDesc};
+uint64_t client(void*, uint64_t msg) {
+  Slot& s = g_slots[msg];
+  for (;;) {
+    wo_call(s.writer, msg, &kIntDesc, nullptr);
+    ack(s.line);  // the call's reply orders the writer's step before this read
+  }
+}
+const WoActorType kClient{"Client", client, &kStateDesc, &kIntDesc};
+
+int write_replying(int run, uint64_t seed, int actors) {
+  g_slots.resize(static_cast<size_t>(actors));
+  for (int a = 0; a < actors; ++a) {
+    g_slots[a].w = new Writer(run, a, seed);
+    g_slots[a].writer = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kReplyWriter, nullptr);
+  }
+  for (int a = 0; a < actors; ++a) {
+    int64_t c = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kClient, nullptr);
+    wo_send(c, static_cast<uint64_t>(a), &kIntDesc, nullptr);
+  }
+  for (;;) wo_time_sleep(1000, nullptr);
+}
+
 int write_fibers(int run, uint64_t seed, int actors) {
   g_run = run;
   g_seed = seed;
@@ -140,6 +198,7 @@ int write_mode(int run, uint64_t seed, const char* threads_arg) {
   wo_db_boot(&kSchema);
   ack("open " + std::to_string(run));
   if (threads_arg[0] == 'f') return write_fibers(run, seed, std::atoi(threads_arg + 1));
+  if (threads_arg[0] == 'r') return write_replying(run, seed, std::atoi(threads_arg + 1));
   int threads = std::atoi(threads_arg);
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t) ts.emplace_back(writer, run, t, seed);
@@ -222,6 +281,6 @@ int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "write") == 0)
     return write_mode(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), argv[4]);
   if (argc >= 3 && std::strcmp(argv[1], "verify") == 0) return verify_mode(argv[2]);
-  std::fprintf(stderr, "usage: db_crash_writer write <run> <seed> <threads>|f<actors> | verify <ackfile>\n");
+  std::fprintf(stderr, "usage: db_crash_writer write <run> <seed> <threads>|f<actors>|r<actors> | verify <ackfile>\n");
   return 2;
 }

@@ -53,6 +53,14 @@ void wo_db_flush(void) {
   if (Engine* e = Engine::instance()) e->flush();
 }
 
+void wo_db_wait_durable(uint64_t seq) {
+  if (Engine* e = Engine::instance()) e->wait_durable(seq);
+}
+
+void wo_db_want_durable(uint64_t seq) {
+  if (Engine* e = Engine::instance()) e->want_durable(seq);
+}
+
 bool wo_db_checkpoint(void) {
   Engine* e = Engine::instance();
   return e && e->checkpoint_now();

@@ -57,6 +57,10 @@ class Engine {
   void abort() noexcept;
   bool checkpoint_now();
   void flush() { if (commit_) commit_->drain(); }  // wo_db_flush
+  void wait_durable(uint64_t seq) { if (commit_) commit_->wait_durable(seq); }  // wo_db_wait_durable
+  void want_durable(uint64_t seq) {  // wo_db_want_durable
+    if (commit_ && !commit_->want(seq)) commit_->wait_durable(seq);
+  }
   GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
 
   ~Engine();

@@ -2,6 +2,7 @@
 #include "group_commit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <system_error>
 #include <thread>
 
@@ -10,12 +11,22 @@
 
 namespace wo::db {
 
-GroupCommit::GroupCommit(LogFile* log) : log_(log), stage_(kStageReserve, '\0') {}
+namespace {
+// Seqs go on growing from one store to the next in a process (tests reopen
+// stores): the scheduler compares actors' `need` with one published durable
+// seq (decision 0045), so a new store must not reuse the old one's numbers.
+std::atomic<uint64_t> g_seq_floor{0};
+}  // namespace
+
+GroupCommit::GroupCommit(LogFile* log) : log_(log), stage_(kStageReserve, '\0') {
+  staged_seq_ = absorbed_ = durable_ = g_seq_floor.load();
+}
 
 uint64_t GroupCommit::stage(std::string_view records, uint32_t nrec) {
   std::lock_guard lk(stage_mu_);
   stage_.append(records);
   units_.push_back(Unit{stage_.size(), nrec, ++staged_seq_});
+  g_seq_floor.store(staged_seq_, std::memory_order_relaxed);
   staged_recs_ += nrec;
   stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
   return staged_seq_;
@@ -65,26 +76,60 @@ void GroupCommit::absorb_staged() {
 }
 
 void GroupCommit::wait(uint64_t seq) {
+  // The round is asked for later (want), when the actor holds a message,
+  // passes a barrier or ends its delivery: its further commits in this
+  // receive join the same round, and a lone committer that then waits at a
+  // barrier can still lead the round itself (wait_parked).
+  if (sched::defer_commit(seq)) {
+    std::lock_guard lk(sync_mu_);
+    deferred_count_++;
+    return;
+  }
+  wait_durable(seq);
+}
+
+void GroupCommit::wait_durable(uint64_t seq) {
   if (sched::can_park_here())
     wait_parked(seq);
   else
     wait_blocking(seq);
 }
 
+bool GroupCommit::start_writer() {
+  if (writer_.joinable()) return true;
+  try {
+    writer_ = std::thread([this] { writer_main(); });
+  } catch (const std::system_error&) {
+    return false;  // no thread to write for us: wait the way threads do
+  }
+  return true;
+}
+
+bool GroupCommit::want(uint64_t seq) {
+  bool kick;
+  {
+    std::lock_guard lk(sync_mu_);
+    if (durable_ >= seq) return true;
+    if (!start_writer()) return false;
+    parked_want_ = std::max(parked_want_, seq);
+    kick = writer_has_work();
+  }
+  if (kick) writer_cv_.notify_one();
+  return true;
+}
+
 void GroupCommit::wait_parked(uint64_t seq) {
   sched::CallWait* w = nullptr;
   bool kick = false;
   {
-    std::lock_guard lk(sync_mu_);
+    std::unique_lock lk(sync_mu_);
+    // A lone committer (its shard has nothing else to run, no fd to watch)
+    // leads the round itself on its shard's thread: the shard would only
+    // idle meanwhile, and it saves two thread hand-offs (to the log writer
+    // and back through the inbox). Not while the writer is held (tests).
+    while (durable_ < seq && !leading_ && !writer_held_ && sched::shard_idle_but_caller()) lead_round(lk, false);
     if (durable_ >= seq) return;
-    if (!writer_.joinable()) {
-      try {
-        writer_ = std::thread([this] { writer_main(); });
-      } catch (const std::system_error&) {
-        w = nullptr;  // no thread to write for us: wait the way threads do
-      }
-    }
-    if (writer_.joinable()) {
+    if (start_writer()) {
       w = sched::external_wait_new();
       parked_.push_back(Parked{seq, w});
       parked_want_ = std::max(parked_want_, seq);
@@ -130,6 +175,9 @@ void GroupCommit::lead_round(std::unique_lock<std::mutex>& lk, bool yield) {
 
 void GroupCommit::end_round(std::unique_lock<std::mutex>& lk, uint64_t done) {
   durable_ = std::max(durable_, done);
+  // Before anyone is woken: a fiber resumed from its wait finds its actor's
+  // held messages covered, and shards holding messages get a Durable item.
+  sched::publish_durable(durable_);
   leading_ = false;
   sync_cv_.notify_all();
   std::vector<Parked> ready;
@@ -209,6 +257,7 @@ CommitStats GroupCommit::stats() {
   }
   std::lock_guard lk(sync_mu_);
   s.parked = parked_count_;
+  s.deferred = deferred_count_;
   s.peak_parked = peak_parked_;
   return s;
 }

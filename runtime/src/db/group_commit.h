@@ -6,6 +6,11 @@
 // fdatasync per statement, N concurrent writers share one. The batch
 // boundary is "what was staged when the round began" (orig's "queue empty").
 //
+// Who waits (docs/decisions/0045-held-messages.md): a commit made in an
+// actor's receive does not wait at all. The actor records the seq it depends
+// on (sched::defer_commit), the log writer is asked for a round, and the
+// scheduler holds the actor's messages until publish_durable covers them.
+//
 // Who runs a round (docs/decisions/0034-commits-park-fibers.md):
 // - A fiber on a scheduler shard never does: it parks (its shard runs other
 //   fibers meanwhile, which may stage more units into the same round) and
@@ -46,6 +51,7 @@ struct CommitStats {
   uint64_t records = 0;
   uint64_t peak_batch = 0;    // records in one frame
   uint64_t peak_staged = 0;   // records waiting at once
+  uint64_t deferred = 0;      // commits of actors that did not wait (decision 0045)
   uint64_t parked = 0;        // waits that parked a fiber
   uint64_t peak_parked = 0;   // fibers parked at once
 };
@@ -58,10 +64,17 @@ class GroupCommit {
   // Called with the engine's write lock held, so log order is RAM order:
   // queues one unit of `nrec` sub-records and returns its sequence number.
   uint64_t stage(std::string_view records, uint32_t nrec);
-  // Called with no engine lock held: returns once unit `seq` is durable
-  // (parking the calling fiber, or blocking the calling thread; see above).
-  // A fiber may get sched::Unwind instead: its unit was not acknowledged.
+  // Called with no engine lock held, after a statement or transaction staged
+  // unit `seq`: from an actor's receive it returns at once (the actor's
+  // messages are held until `seq` is durable); otherwise as wait_durable.
   void wait(uint64_t seq);
+  // Returns once unit `seq` is durable (parking the calling fiber, or
+  // blocking the calling thread; see above). A fiber may get sched::Unwind
+  // instead: its unit was not acknowledged.
+  void wait_durable(uint64_t seq);
+  // Asks the log writer for a round covering `seq` without waiting for it;
+  // false when there is no log writer (then the caller must wait).
+  bool want(uint64_t seq);
   // Runs `fn` while this thread is the leader (no round in flight).
   void run_as_leader(const std::function<void()>& fn);
   // The leader runs this after each batch (the checkpoint trigger).
@@ -89,6 +102,7 @@ class GroupCommit {
   uint64_t flush_batch();   // leader only; returns the last seq written (0: none)
   uint64_t take_absorbed();
   void wait_parked(uint64_t seq);
+  bool start_writer();  // sync_mu_ held
   void wait_blocking(uint64_t seq);
   // With sync_mu_ held (via lk) and no round running: runs one; lk is held
   // again on return.
@@ -115,7 +129,7 @@ class GroupCommit {
   bool leading_ = false;
   std::vector<Parked> parked_;         // fibers waiting, in no particular order
   uint64_t parked_want_ = 0;           // the highest seq a parked fiber waits for
-  uint64_t parked_count_ = 0, peak_parked_ = 0;
+  uint64_t parked_count_ = 0, peak_parked_ = 0, deferred_count_ = 0;
   std::condition_variable writer_cv_;  // the log writer: a fiber waits for a round
   std::thread writer_;                 // started at the first parked wait
   bool writer_stop_ = false;

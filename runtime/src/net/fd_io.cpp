@@ -11,6 +11,7 @@
 #include "../sched/io.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "wo_actor.h"
 
 namespace wo::net {
 
@@ -45,6 +46,7 @@ Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t
 }
 
 Io send_all(int fd, iovec* iov, int n, int64_t deadline_us, bool dl, int* err, const WoSite* site) {
+  wo_sched_durable_barrier();  // nothing leaves before the actor's commits are durable (decision 0045)
   while (n > 0 && iov->iov_len == 0) ++iov, --n;
   while (n > 0) {
     msghdr m{};

@@ -62,28 +62,6 @@ bool reserve(Actor* a) {
   return true;
 }
 
-// Hands an owned message (already counted in `pending`) to the actor's home
-// shard: directly when that is this shard, else as a deep copy.
-void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
-  if (a->home == current_shard()) {
-    accept_mail(a, Envelope{msg, type, wait});
-    return;
-  }
-  uint64_t copy;
-  try {
-    copy = copy_value(msg, type);
-  } catch (...) {
-    a->pending.fetch_sub(1, std::memory_order_relaxed);
-    release_value(msg, type);
-    throw;
-  }
-  release_value(msg, type);
-  InboxItem it{InboxItem::Mail};
-  it.actor = a;
-  it.env = Envelope{copy, type, wait};
-  post(a->home, it);
-}
-
 // Would `caller` (the actor running this call, or nullptr for main) wait on
 // itself through `target`? Follows the chain of receives parked in calls,
 // across shards. The caller publishes its own link (caller -> target) before
@@ -116,6 +94,14 @@ void report_death(const Trap& t) {
 }
 
 void die(Actor* a, const Trap& t, CallWait* in_flight) {
+  // Its death report, notices and the dying call's answer are effects like
+  // any other: after what it committed is durable and its held messages are
+  // out (decision 0045). The program's end may unwind the wait: nothing runs
+  // user code after that, so the death goes on.
+  try {
+    durable_barrier_for(a);
+  } catch (const Unwind&) {
+  }
   report_death(t);
   a->dead.store(true, std::memory_order_release);
   if (in_flight) complete_call(in_flight, 0, true);
@@ -161,6 +147,28 @@ void free_wait(CallWait* w) {
     delete w;
 }
 }  // namespace
+
+// Hands an owned message (already counted in `pending`) to the actor's home
+// shard: directly when that is this shard, else as a deep copy.
+void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
+  if (a->home == current_shard()) {
+    accept_mail(a, Envelope{msg, type, wait});
+    return;
+  }
+  uint64_t copy;
+  try {
+    copy = copy_value(msg, type);
+  } catch (...) {
+    a->pending.fetch_sub(1, std::memory_order_relaxed);
+    release_value(msg, type);
+    throw;
+  }
+  release_value(msg, type);
+  InboxItem it{InboxItem::Mail};
+  it.actor = a;
+  it.env = Envelope{copy, type, wait};
+  post(a->home, it);
+}
 
 void unref_wait(CallWait* w) {
   if (w->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) free_wait(w);
@@ -214,7 +222,8 @@ void finish_wake(CallWait* w) {
   unref_wait(w);
 }
 
-void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose) {
+void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose,
+                  Actor* from) {
   if (target->dead.load(std::memory_order_relaxed)) {
     release_value(msg, type);
     return;
@@ -225,7 +234,7 @@ void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const cha
     std::fprintf(stderr, "wovm: %s dropped \xE2\x80\x94 the %s's mailbox is full\n", what, whose);
     return;
   }
-  enqueue(target, msg, type, nullptr);
+  send_or_hold(from, target, msg, type, nullptr);
 }
 
 void deliver(Fiber* self, Actor* a) {
@@ -250,8 +259,9 @@ void deliver(Fiber* self, Actor* a) {
   if (trapped) {
     die(a, trap, env.wait);
   } else if (env.wait) {
-    complete_call(env.wait, reply, unwound);
+    reply_or_hold(a, env.wait, reply, unwound);  // held while a commit of `a` is not durable
   }
+  ask_durable(a);  // what it committed goes to disk even when nothing waits for it
   a->running = false;
   if (!a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
     a->queued = true;
@@ -302,7 +312,7 @@ bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t 
   w->caller_actor = me->serving;
   w->link = link;
   try {
-    enqueue(a, guard.disown(), msg_type, w);
+    send_or_hold(me->serving, a, guard.disown(), msg_type, w);
   } catch (...) {
     unlink();
     free_wait(w);  // the message never reached a mailbox
@@ -341,6 +351,7 @@ bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t 
 }  // namespace
 
 void release_actor(Actor* a) {
+  drop_held(a);  // never delivered: nothing they answer was acknowledged
   while (!a->mailbox.empty()) {
     Envelope e = a->mailbox.pop();
     release_value(e.msg, e.type);
@@ -388,7 +399,8 @@ void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSit
   refuse_in_transaction("cannot send inside a transaction", site);
   if (a->dead.load(std::memory_order_relaxed)) return;  // a silent drop (runtime.md §3.6)
   if (!reserve(a)) wo::raise(kActor, site, "actor mailbox full");
-  enqueue(a, guard.disown(), msg_type, nullptr);
+  Fiber* me = current_fiber();
+  send_or_hold(me ? me->serving : nullptr, a, guard.disown(), msg_type, nullptr);
 }
 
 uint64_t wo_call(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
@@ -426,10 +438,12 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
   Actor* a = actor_of(addr, "time.after", site);
   need_message(msg, msg_type, "time.after", site);
   refuse_in_transaction("cannot send inside a transaction", site);
+  Fiber* me = current_fiber();
   if (ms <= 0) {
-    runtime_send(a, guard.disown(), msg_type, "timer message", "target");
+    runtime_send(a, guard.disown(), msg_type, "timer message", "target", me ? me->serving : nullptr);
     return;
   }
+  durable_barrier();  // a timer is not held: its arming waits for the actor's commits instead
   add_timer(Timer{deadline_after_ms(ms), 0, a, guard.disown(), msg_type});
 }
 

@@ -17,6 +17,8 @@ namespace {
 
 std::mutex g_ext_mu;                    // fire() against close_external_waits()
 std::atomic<uint64_t> g_ext_epoch{1};   // bumped when a scheduler ends (written under g_ext_mu)
+Runtime* g_ext_rt = nullptr;            // the running scheduler (under g_ext_mu), for publish_durable
+std::atomic<uint64_t> g_durable{0};     // the store's durable seq, as published by its log writer
 
 }  // namespace
 
@@ -59,9 +61,38 @@ void external_wait_fire(CallWait* w) {
   post(w->shard, it);  // even to the firer's own shard: the wake-up runs in its loop
 }
 
+void open_external_waits(Runtime* rt) {
+  std::lock_guard lk(g_ext_mu);
+  g_ext_rt = rt;
+}
+
 void close_external_waits() {
   std::lock_guard lk(g_ext_mu);
   g_ext_epoch.fetch_add(1, std::memory_order_relaxed);
+  g_ext_rt = nullptr;
+}
+
+bool shard_idle_but_caller() {
+  Shard* s = current_shard();
+  if (!s || !s->runq.empty() || s->io_waiting != 0 || s->has_mail.load(std::memory_order_acquire)) return false;
+  // Nothing due either: a committer that leads round after round must not
+  // starve a timer or a park deadline (only the scheduler fires them).
+  int64_t now = now_us();
+  if (!s->timers.empty() && s->timers.top().deadline_us <= now) return false;
+  return s->park_deadlines.empty() || s->park_deadlines.top()->deadline_us > now;
+}
+
+uint64_t durable_seq() { return g_durable.load(std::memory_order_seq_cst); }
+
+void publish_durable(uint64_t seq) {
+  uint64_t cur = g_durable.load(std::memory_order_relaxed);
+  while (cur < seq && !g_durable.compare_exchange_weak(cur, seq, std::memory_order_seq_cst)) {
+  }
+  // Pairs with held.cpp's hold(): count yourself, then read the seq.
+  std::lock_guard lk(g_ext_mu);
+  if (!g_ext_rt) return;
+  for (Shard* s : g_ext_rt->shards)
+    if (s->held_actors.load(std::memory_order_seq_cst) > 0) post(s, InboxItem{InboxItem::Durable});
 }
 
 }  // namespace wo::sched

@@ -5,6 +5,7 @@
 //
 // Kept free of sched.h so the store does not see the scheduler's model.
 #pragma once
+#include <cstdint>
 
 namespace wo::sched {
 
@@ -29,5 +30,23 @@ void external_wait_park(CallWait* w);
 // Any thread: the fiber parked on `w` becomes runnable on its shard. Safe
 // after the scheduler that made `w` has ended (it only lets go of `w`).
 void external_wait_fire(CallWait* w);
+
+// Held messages (held.cpp, docs/decisions/0045). A commit staged `seq`: when
+// the calling fiber runs an actor's receive (and could park), the actor now
+// depends on `seq` and the caller must not wait; true then. Its messages
+// are held until the durable seq covers `seq`, its other effects park.
+bool defer_commit(uint64_t seq);
+
+// The store's log writer, after each round: the log is durable up to `seq`
+// (seqs only grow, across stores too). Called before the round's parked
+// waits fire, so a woken fiber sees durable_seq() >= its seq. Posts each
+// shard that holds messages a Durable item. Safe with no scheduler.
+void publish_durable(uint64_t seq);
+uint64_t durable_seq();
+
+// The calling fiber's shard has nothing else to run now: no runnable fiber
+// or actor, no mail in its inbox, no fd watched, no timer or park deadline
+// due (group_commit's lone leader).
+bool shard_idle_but_caller();
 
 }  // namespace wo::sched

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "deadlines.h"
+#include "external_wait.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -129,6 +130,17 @@ struct Monitor {
   const WoTypeDesc* type;
 };
 
+// A message (or the reply to a `call`) an actor sent while a commit it made
+// was not yet durable (held.cpp).
+struct Held {
+  uint64_t need;                // released once the store is durable up to this seq
+  Actor* to;                    // a message: the target (already counted in its `pending`) ...
+  Envelope env;
+  CallWait* reply_to;           // ... or a reply: the call it answers
+  uint64_t reply;
+  bool died;
+};
+
 struct alignas(64) Actor {
   const WoActorType* type;
   Shard* home;
@@ -145,6 +157,12 @@ struct alignas(64) Actor {
   uint8_t call_tag = 0;               // counts its calls, for the links' tags (home only)
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
+  // Held messages (docs/decisions/0045): the highest commit seq this actor's
+  // receives staged without waiting, and what it sent since that is not
+  // durable yet, released in order once the store's durable seq covers it.
+  uint64_t need = 0;                  // home only
+  uint64_t asked = 0;                 // the highest `need` a round was asked for (home only)
+  std::deque<Held>* held = nullptr;  // home only; allocated at the first hold
 };
 
 // A call link (Actor::waiting_on): the callee's address, 64-byte aligned,
@@ -155,7 +173,9 @@ inline Actor* link_actor(uintptr_t link) { return reinterpret_cast<Actor*>(link 
 
 // What one shard hands another.
 struct InboxItem {
-  enum Kind : uint8_t { Mail, Wake, Watch, Stop } kind;  // Stop: end this shard's `_dl` fd waits
+  // Stop: end this shard's `_dl` fd waits; Durable: the store's durable seq
+  // advanced, release held messages it covers.
+  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable } kind;
   Actor* actor = nullptr;       // Mail, Watch: the target / the watched actor
   Envelope env{};               // Mail; Watch: the notice
   Actor* observer = nullptr;    // Watch
@@ -212,6 +232,10 @@ struct alignas(64) Shard {
   // shard 0 to tell when the stop drain is over.
   std::atomic<int64_t> active{0};
   std::vector<IoWait*> fd_waits;            // by fd: the fiber parked on it here, if any
+  std::vector<Actor*> holding;              // actors homed here with held messages (home only)
+  // holding.size(), for the log writer (which posts Durable only to shards
+  // that hold something) and the stop drain (which waits for held messages).
+  std::atomic<int64_t> held_actors{0};
   bool quit = false;                        // the loop returns (shutdown)
 };
 
@@ -247,12 +271,29 @@ void complete_call(CallWait* w, uint64_t reply, bool died);
 void finish_wake(CallWait* w);             // on the caller's shard
 // A delivery the runtime makes (timer, death notice): dropped with one stderr
 // line when the target's mailbox is full, silently when it is dead.
-void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose);
+// `from`: the actor sending it (time.after 0 from a receive), held like its sends.
+void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const char* what, const char* whose,
+                  Actor* from = nullptr);
 void release_actor(Actor* a);              // shutdown, on the home shard
 // `a` became queued or stopped being busy on its home shard (the drain's count).
 inline void count_active(Actor* a, int64_t by) {
   a->home->active.store(a->home->active.load(std::memory_order_relaxed) + by, std::memory_order_release);
 }
+
+// ---- held.cpp (docs/decisions/0045) ------------------------------------------------
+// Hands a message `from` (the sending actor, or nullptr) sends to `to`: held
+// behind `from`'s commits that are not durable yet, else enqueued now.
+void send_or_hold(Actor* from, Actor* to, uint64_t msg, const WoTypeDesc* type, CallWait* wait);
+void reply_or_hold(Actor* from, CallWait* w, uint64_t reply, bool died);
+void release_held(Actor* a);               // on a's home shard: what the durable seq covers now
+void release_held_all(Shard* s);           // the Durable inbox item
+void drop_held(Actor* a);                  // teardown: unacknowledged, never delivered
+// Parks (or blocks) until every commit the running actor made is durable and
+// its held messages are out: before any other externally visible effect.
+void durable_barrier();
+void durable_barrier_for(Actor* a);        // the same for `a` (its dying delivery)
+void ask_durable(Actor* a);                // a round for `a->need`, once per need (no wait)
+void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait);  // actor.cpp: now
 
 // ---- marshal.cpp ----------------------------------------------------------------
 // A deep copy that shares nothing mutable with `word` (immortal objects are

@@ -203,6 +203,7 @@ void drain_inbox(Shard* s) {
       case InboxItem::Wake: finish_wake(it.wait); break;
       case InboxItem::Watch: accept_watch(it.actor, it.observer, it.env.msg, it.env.type); break;
       case InboxItem::Stop: end_dl_waits(s); break;
+      case InboxItem::Durable: release_held_all(s); break;
     }
   }
 }
@@ -274,7 +275,9 @@ void begin_shutdown() {
 bool drain_over() {
   if (now_us() >= g_rt->drain_deadline_us) return true;
   bool quiet = true;
-  for (Shard* s : g_rt->shards) quiet = quiet && s->active.load(std::memory_order_acquire) == 0;
+  // Held messages are one fdatasync from delivery (decision 0045): wait for them.
+  for (Shard* s : g_rt->shards)
+    quiet = quiet && s->active.load(std::memory_order_acquire) == 0 && s->held_actors.load(std::memory_order_acquire) == 0;
   for (Shard* s : g_rt->shards) quiet = quiet && !s->has_mail.load(std::memory_order_seq_cst);
   g_rt->quiet_checks = quiet ? g_rt->quiet_checks + 1 : 0;
   return g_rt->quiet_checks >= 2;
@@ -577,6 +580,7 @@ void ensure_started() {
   s0->sched = make_fiber(s0, shard0_sched_body);
   s0->sched->exit_to = m;
   set_stop_wake_fd(s0->efd);
+  open_external_waits(g_rt);
   g_started.store(true, std::memory_order_release);
   for (int i = 1; i < n; ++i) {
     Shard* s = g_rt->shards[i];
@@ -616,11 +620,15 @@ void shutdown() {
         case InboxItem::Wake: unref_wait(it.wait); break;
         case InboxItem::Watch: release_value(it.env.msg, it.env.type); break;
         case InboxItem::Stop: break;
+        case InboxItem::Durable: break;
       }
     }
     s->inbox.clear();
   }
-  for (Actor* a : rt->actors) delete a;
+  for (Actor* a : rt->actors) {
+    drop_held(a);  // none left: teardown dropped them (release_actor)
+    delete a;
+  }
   for (Shard* s : rt->shards) {
     for (Fiber* f : s->all) {
       wo_tsan_fiber_destroy(f->tsan);
