@@ -63,6 +63,7 @@ bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
+	BUILD_DIR=$(BUILD_DIR) bash bench/libs/run.sh
 
 # The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
 bench-actors: build
