@@ -140,8 +140,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     const auto* data = static_cast<const uint8_t*>(map);
     file = classify_file(data, log_->size());
     if (file.kind == FileKind::Store || file.kind == FileKind::Legacy) {
-      size_t start = file.kind == FileKind::Store ? kHeaderSize : 0;
-      ok = replay(data, log_->size(), start, path, schema_, store_, &res, err);
+      ok = replay(data, log_->size(), file.start, path, schema_, store_, &res, err, file.sum);
     }
     ::munmap(map, log_->size());
   }
@@ -159,7 +158,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
   if (file.kind == FileKind::Fresh) {
     log_->initialise();
   } else if (file.kind == FileKind::Legacy || (res.has_head && res.plan.head_differs)) {
-    // A log of the earlier format (it gains its header), a migration, a new
+    // A log of an earlier format (it gains the header or CRC-32C), a migration, a new
     // table or new indexes: rewrite the whole log under the program's head
     // before anything is appended to it.
     int64_t size = write_checkpoint(path, store_, err);
@@ -174,7 +173,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     if (res.plan.fields_changed) notice(quiet, "wo: schema migrated (" + path + ")");
     if (file.kind == FileKind::Legacy)
       notice(quiet, "wo: " + path + " upgraded to store file format " + std::to_string(kFileVersion) +
-                        " (it now starts with a header)");
+                        (file.version == 1 ? " (it now starts with a header)" : " (its frames now carry CRC-32C)"));
   } else {
     log_->set_end(res.end);
     head_written_ = res.has_head;

@@ -1,6 +1,9 @@
-// WAL frames (runtime.md §1.10, adopted with one addition):
+// WAL frames (runtime.md §1.10, adopted with two changes):
 //
 //   frame   := len:u32  crc:u32  payload[len]  mark:u32      (mark = "WOL1")
+//   crc     := CRC-32C of the payload (store file format 3 on; formats 1 and 2
+//              carry runtime.md's IEEE CRC-32 and are still read:
+//              docs/decisions/0054-libraries-where-they-win.md)
 //   payload := kind:u8  class_id:u32  row_id:u64  body
 //
 // kinds 1 INSERT (body: the row), 2 REMOVE (empty), 3 UPDATE (the whole row),
@@ -29,6 +32,10 @@ inline constexpr size_t kStageReserve = 8 + kPayloadHeader;
 inline constexpr size_t kMaxFrame = size_t{1} << 30;
 inline constexpr uint64_t kFormatVersion = 1;
 
+// The checksum a file's frames carry (file_header.h says which): frames are
+// always written with CRC-32C.
+enum class FrameSum : uint8_t { Crc32c, Crc32 };
+
 // Appends a sub-record header (`len` patched by end_record) and returns its offset.
 size_t begin_record(std::string& out, uint8_t kind, uint32_t cls, uint64_t row);
 void end_record(std::string& out, size_t at);
@@ -41,9 +48,11 @@ void append_frame(std::string& out, std::string_view payload);
 
 // Reads the frame at `off`: its payload and the next offset, or false when
 // it is short, has len 0, a CRC mismatch or no mark.
-bool read_frame(const uint8_t* data, size_t size, size_t off, std::string_view* payload, size_t* next);
+bool read_frame(const uint8_t* data, size_t size, size_t off, std::string_view* payload, size_t* next,
+                FrameSum sum = FrameSum::Crc32c);
 // The first offset in (from, size) where a valid frame starts: a bad frame
 // followed by a good one is corruption in the middle, not a torn tail.
-bool find_valid_frame_after(const uint8_t* data, size_t size, size_t from, size_t* at);
+bool find_valid_frame_after(const uint8_t* data, size_t size, size_t from, size_t* at,
+                            FrameSum sum = FrameSum::Crc32c);
 
 }  // namespace wo::db

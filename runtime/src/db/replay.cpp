@@ -118,7 +118,7 @@ class Replayer {
 }  // namespace
 
 bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
-            Store& store, ReplayResult* out, std::string* err) {
+            Store& store, ReplayResult* out, std::string* err, FrameSum sum) {
   *out = ReplayResult{};
   store.set_counting(false);
   Replayer rp(program, store, out);
@@ -126,9 +126,9 @@ bool replay(const uint8_t* data, size_t size, size_t start, const std::string& p
   for (;;) {
     std::string_view payload;
     size_t next;
-    if (!read_frame(data, size, off, &payload, &next)) {
+    if (!read_frame(data, size, off, &payload, &next, sum)) {
       size_t at;
-      if (find_valid_frame_after(data, size, off, &at)) {
+      if (find_valid_frame_after(data, size, off, &at, sum)) {
         *err = "the log " + path + " is corrupt at offset " + std::to_string(off) +
                " (a damaged record followed by a valid one at offset " + std::to_string(at) +
                "); refusing to start";

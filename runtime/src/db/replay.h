@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "frame.h"
 #include "migrate.h"
 #include "schema.h"
 #include "store.h"
@@ -31,7 +32,8 @@ struct ReplayResult {
   uint64_t records = 0;
 };
 
+// `sum`: the checksum the file's frames carry (FileCheck::sum).
 bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
-            Store& store, ReplayResult* out, std::string* err);
+            Store& store, ReplayResult* out, std::string* err, FrameSum sum = FrameSum::Crc32c);
 
 }  // namespace wo::db
