@@ -111,9 +111,9 @@ TEST_CASE("a header from a newer format, or a damaged one, is refused untouched"
   std::string h = wo::db::file_header();
   REQUIRE(h.size() == wo::db::kHeaderSize);
   std::string newer = h;
-  newer[8] = 3;
+  newer[8] = 4;
   write_file(path, newer + "frames of the future");
-  refused(path, "written by a newer version of the store (file format 3; this runtime reads formats 1 to 2)");
+  refused(path, "written by a newer version of the store (file format 4; this runtime reads formats 1 to 3)");
   std::string zero = h;
   zero[8] = 0;
   write_file(path, zero + std::string(64, '\0'));
@@ -172,7 +172,7 @@ TEST_CASE("a log of the earlier, headerless format opens with its rows and is re
     CHECK(ins(0, {70, "after the upgrade", 0.5, V::nil_text()}) == 7);
     wo_db_close();
   });
-  CHECK(err == "wo: " + path + " upgraded to store file format 2 (it now starts with a header)\n");
+  CHECK(err == "wo: " + path + " upgraded to store file format 3 (it now starts with a header)\n");
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   CHECK_FALSE(exists(path + ".compact"));
   Open db(it.s.get(), path);
@@ -361,7 +361,7 @@ TEST_CASE("an earlier-format log whose schema changed is migrated and upgraded i
     wo_db_close();
   });
   CHECK(err.find("wo: schema migrated (" + path + ")\n") != std::string::npos);
-  CHECK(err.find("wo: " + path + " upgraded to store file format 2") != std::string::npos);
+  CHECK(err.find("wo: " + path + " upgraded to store file format 3") != std::string::npos);
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   Open db(it.s.get(), path);
   REQUIRE(db.rc == 0);

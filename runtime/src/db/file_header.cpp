@@ -32,7 +32,7 @@ FileCheck classify_file(const uint8_t* data, size_t size) {
   if (size >= kHeaderSize && std::memcmp(data, kMagic, sizeof kMagic) == 0) {
     uint32_t version = load_u32(data + 8);
     uint32_t flags = load_u32(data + 12);
-    if (version == kFileVersion && flags == 0) return {FileKind::Store, version};
+    if (version >= kOldestHeaderVersion && version <= kFileVersion && flags == 0) return {FileKind::Store, version};
     if (version > kFileVersion) return {FileKind::Newer, version};
     return {FileKind::Damaged, version};
   }

@@ -17,7 +17,11 @@
 namespace wo::db {
 
 inline constexpr size_t kHeaderSize = 16;
-inline constexpr uint32_t kFileVersion = 2;  // 1: the headerless log (frames from offset 0)
+inline constexpr uint32_t kFileVersion = 3;  // 1: the headerless log (frames from offset 0)
+// 2: header + frames of kinds 1-6; 3 adds the checkpoint frames (frame.h).
+// A file of version 2 is read as it is (and appended to: its frames are
+// the same); its next checkpoint writes version 3.
+inline constexpr uint32_t kOldestHeaderVersion = 2;
 
 // The header this runtime writes.
 std::string file_header();
@@ -26,7 +30,7 @@ std::string file_header();
 enum class FileKind {
   Fresh,    // empty, or a header torn while it was created (shorter than or
             // as long as the header, every byte ours or zero): initialise it
-  Store,    // our header, this version: frames from kHeaderSize
+  Store,    // our header, versions 2 to this one: frames from kHeaderSize
   Legacy,   // version 1: a valid frame at offset 0; replay from 0, then rewrite
   Newer,    // our magic with a version this runtime does not read
   Damaged,  // our magic with a version or flags no runtime ever wrote
