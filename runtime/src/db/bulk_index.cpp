@@ -1,7 +1,10 @@
 // Index building in bulk (see bulk_index.h).
 #include "bulk_index.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <string_view>
 #include <exception>
 #include <system_error>
 #include <thread>
@@ -32,12 +35,50 @@ void build_unique(Table& t, TableIndex& ix, std::string* why) {
   });
 }
 
+// The ordered side of a secondary index: every (key, id) in one sort. The
+// entries are collected in id order and sorted as (8-byte key prefix, slot)
+// pairs, so almost every comparison is one integer compare on 16 contiguous
+// bytes (sorting the entries themselves was a memcmp and a 40-byte move per
+// step); full keys are compared only when their prefixes tie, and equal keys
+// keep id order because slots are in id order.
+void build_ordered(Table& t, TableIndex& ix) {
+  std::vector<IndexEntry> all;
+  all.reserve(static_cast<size_t>(t.live()));
+  t.each([&](int64_t id, Row* r) {
+    all.push_back(IndexEntry{{}, id});
+    t.key_of(ix, r->slots(), all.back().key);
+  });
+  struct Ref {
+    uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
+    size_t slot;
+  };
+  std::vector<Ref> refs(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    unsigned char b[8] = {};
+    std::memcpy(b, all[i].key.data(), std::min<size_t>(8, all[i].key.size()));
+    uint64_t p = 0;
+    for (unsigned char c : b) p = p << 8 | c;
+    refs[i] = Ref{p, i};
+  }
+  std::sort(refs.begin(), refs.end(), [&](const Ref& a, const Ref& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    int c = std::string_view(all[a.slot].key).compare(all[b.slot].key);
+    return c < 0 || (c == 0 && a.slot < b.slot);
+  });
+  std::vector<IndexEntry> sorted;
+  sorted.reserve(all.size());
+  for (const Ref& r : refs) sorted.push_back(std::move(all[r.slot]));
+  all = {};
+  ix.ordered.assign(std::move(sorted));
+  ix.ordered_ready = true;
+}
+
 void run(Job& j) {
   try {
     if (j.index->def->unique)
       build_unique(*j.table, *j.index, &j.why);
     else
-      j.table->build_ordered(*j.index);  // one sort (ordered.h)
+      build_ordered(*j.table, *j.index);
   } catch (...) {
     j.error = std::current_exception();
   }

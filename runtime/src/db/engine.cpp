@@ -141,7 +141,9 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
   ReplayResult res;
   bool ok = true;
   if (log_->size() > 0) {
-    void* map = ::mmap(nullptr, log_->size(), PROT_READ, MAP_PRIVATE, log_->fd(), 0);
+    // Populated: replay reads all of it, and one call maps the pages
+    // instead of a fault per 4 KiB page.
+    void* map = ::mmap(nullptr, log_->size(), PROT_READ, MAP_PRIVATE | MAP_POPULATE, log_->fd(), 0);
     if (map == MAP_FAILED) {
       *err = "cannot read the log " + path + ": " + std::strerror(errno);
       return 2;
