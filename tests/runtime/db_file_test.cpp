@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
+#include "runtime/src/db/codec.h"
 #include "runtime/src/db/file_header.h"
 #include "support.h"
 #include "tests/db/db_test_support.h"
@@ -181,6 +182,36 @@ TEST_CASE("a log of the earlier, headerless format opens with its rows and is re
         "1:10:item 1:1.500000:odd;2:20:renamed two:3.000000:<nil>;3:30:item 3:4.500000:odd;5:50:item 5:7.500000:odd;"
         "6:60:item 6:9.000000:in a transaction;7:70:after the upgrade:0.500000:<nil>;t1:1:first;t2:3:third;");
   CHECK(trap_of([] { ins(0, {10, "dup", 0.0, V::nil_text()}); }).code == 10);  // the index came back
+}
+
+TEST_CASE("a store of file format 2 (a checkpoint, then the log) opens as it is; its next checkpoint writes format 3") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("v2.wal");
+  std::string v2 = read_file(std::string(WO_DB_ASSETS) + "/v2-items.wal");
+  REQUIRE(v2.size() == 718);
+  REQUIRE(wo::db::load_u32(v2.data() + 8) == 2);
+  write_file(path, v2);
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    CHECK(dump() == kLegacyRows);
+    CHECK(ins(0, {70, "appended to format 2", 0.5, V::nil_text()}) == 7);
+    CHECK(trap_of([] { ins(0, {10, "dup", 0.0, V::nil_text()}); }).code == 10);
+  }
+  CHECK(wo::db::load_u32(read_file(path).data() + 8) == 2);  // appending keeps the format: its frames are the same
+  std::string want = std::string(kLegacyRows).replace(std::string(kLegacyRows).find("t1:"), 0,
+                                                      "7:70:appended to format 2:0.500000:<nil>;");
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    CHECK(dump() == want);
+    REQUIRE(wo_db_checkpoint());
+  }
+  CHECK(wo::db::load_u32(read_file(path).data() + 8) == wo::db::kFileVersion);
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
 }
 
 TEST_CASE("an earlier-format log keeps its torn-tail and corruption rules") {

@@ -16,6 +16,11 @@
 #include "log_file.h"
 
 namespace wo::db {
+
+namespace testing {
+std::function<void(uint64_t)> after_checkpoint_slice;
+}
+
 namespace {
 
 bool write_all(int fd, const std::string& buf) {

@@ -16,6 +16,7 @@
 // record a full row image applied idempotently, ends in the state of the log.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "store.h"
@@ -83,5 +84,11 @@ class CheckpointFile {
 // A whole checkpoint at once (no log after the snapshot): the open-time
 // rewrite, when nothing else runs. The new log's size, or -1 with *err.
 int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err);
+
+namespace testing {
+// Tests: called by a checkpoint after each slice, with no lock held (a
+// write may run there), and told the slice's number (1, 2, ...).
+extern std::function<void(uint64_t)> after_checkpoint_slice;
+}  // namespace testing
 
 }  // namespace wo::db

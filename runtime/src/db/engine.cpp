@@ -312,6 +312,7 @@ bool Engine::checkpoint(bool forced) {
       if (done) need = last_staged_;  // every change a slice saw was staged by now
     }
     if (ckpt_abandon_.load() || !cf.write_buffered(&err)) return missed();
+    if (testing::after_checkpoint_slice) testing::after_checkpoint_slice(cf.slices());
   }
   cf.end_snapshot();
   commit_->wait(need);  // ... and is in the log once this returns
