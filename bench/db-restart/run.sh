@@ -23,20 +23,17 @@ if [[ ! -f /usr/include/sqlite3.h ]]; then
   exit 1
 fi
 mkdir -p "$out"
+# The same binary as the smoke test's (tests/db/CMakeLists.txt).
 if ! { [[ -f $build/CMakeCache.txt ]] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release; } >"$out/build.log" 2>&1 ||
-   ! cmake --build "$build" --target wo_runtime -j"$(nproc)" >>"$out/build.log" 2>&1; then
+   ! cmake --build "$build" --target restart_bench -j"$(nproc)" >>"$out/build.log" 2>&1; then
   cat "$out/build.log" >&2
   exit 1
 fi
-# The runtime's trap backtraces need GCC's libbacktrace (runtime/CMakeLists.txt found it).
-bt=$(sed -n 's/^WO_LIBBACKTRACE:FILEPATH=//p' "$build/CMakeCache.txt")
-c++ -std=c++20 -O2 -DNDEBUG -I"$root/runtime/include" "$root/bench/db-restart/restart_bench.cpp" \
-  "$build/bin/libwo_runtime.a" "$bt" -lsqlite3 -lboost_context -lcrypto -pthread -o "$out/restart_bench"
 
 rm -rf "$data"
 mkdir -p "$data"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
-"$out/restart_bench" "$data" ${BENCH_RESTART_SIZES:-10000 100000 1000000} | tee "$out/latest.txt"
+"$build/bin/restart_bench" "$data" ${BENCH_RESTART_SIZES:-10000 100000 1000000} | tee "$out/latest.txt"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$data"
