@@ -22,7 +22,12 @@
 namespace wo::db {
 
 inline constexpr size_t kHeaderSize = 16;
-inline constexpr uint32_t kFileVersion = 3;  // 1: the headerless log (frames from offset 0), 2: IEEE CRC-32
+inline constexpr uint32_t kFileVersion = 3;  // 1: the headerless log (frames from offset 0)
+// 2: header + frames of kinds 1-6 under the IEEE CRC-32; 3 adds the
+// checkpoint frames (frame.h) and sums every frame with CRC-32C. A file of
+// version 2 is read under its own CRC and rewritten as version 3 at open
+// (the Legacy path), so no file ever mixes the two checksums and a runtime
+// that reads only version 2 refuses the file instead of misreading it.
 
 // The header this runtime writes.
 std::string file_header();

@@ -9,6 +9,11 @@
 // kinds 1 INSERT (body: the row), 2 REMOVE (empty), 3 UPDATE (the whole row),
 // 5 SCHEMA (the head, see schema.h; row_id = format version 1), and ours:
 // 6 GROUP (class_id 0, row_id = n, body = n sub-records `len:u32 payload`).
+// File format 3 adds the checkpoint's frames (docs/decisions/0051):
+// 7 ROWS (class_id, row_id = n, body = n times `id:u64 row`), 8 SNAPSHOT_END
+// and 9 CAUGHT_UP (both class_id 0, row_id 0, no body): the log bytes copied
+// between them were written while the snapshot was taken, and replay applies
+// them idempotently (see replay.h).
 // One group commit writes exactly one frame: a lone record as a plain frame,
 // anything more (several writers' records, a transaction) as one GROUP under
 // one CRC. So a torn write loses the whole batch or nothing, a transaction
@@ -22,7 +27,8 @@
 namespace wo::db {
 
 inline constexpr uint32_t kMark = 0x574F4C31;  // "WOL1" little-endian
-enum RecordKind : uint8_t { kInsert = 1, kRemove = 2, kUpdate = 3, kDelta = 4, kSchema = 5, kGroup = 6 };
+enum RecordKind : uint8_t { kInsert = 1, kRemove = 2, kUpdate = 3, kDelta = 4, kSchema = 5, kGroup = 6,
+                          kRows = 7, kSnapshotEnd = 8, kCaughtUp = 9 };
 inline constexpr size_t kPayloadHeader = 13;
 inline constexpr size_t kFrameOverhead = 12;
 // A staging buffer starts with this much room, so the frame header can be
