@@ -60,6 +60,7 @@ demo: build
 bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/store-lang/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
