@@ -22,16 +22,19 @@ struct Job {
 
 void build_unique(Table& t, TableIndex& ix, std::string* why) {
   ix.unique.clear();
-  ix.unique.reserve(static_cast<size_t>(t.live()));
+  ix.unique.reserve_empty(static_cast<size_t>(t.live()));
   std::string key;
   bool ok = true;
   t.each([&](int64_t id, Row* r) {
     if (!ok || t.key_has_nil(ix, r->slots())) return;
     t.key_of(ix, r->slots(), key);
-    if (!ix.unique.try_emplace(key, id).second) {
+    uint64_t h = key_hash(key);
+    if (t.unique_find(ix, key, h) != 0) {
       *why = "unique index " + ix.label + " violated (" + t.def().name + " id " + std::to_string(id) + ")";
       ok = false;
+      return;
     }
+    ix.unique.insert(h, id);
   });
 }
 
