@@ -66,6 +66,11 @@ class UniqueHash {
       }
     }
   }
+  // Starts loading the slot where a probe for `h` begins (bulk_index.cpp
+  // hashes a few rows ahead of inserting them: boot was a cache miss per row).
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
   // Sizes an empty table for `n` entries, so they go in without a rebuild
   // (boot knows the row count before it builds the index; bulk_index.cpp).
   void reserve_empty(size_t n) {
