@@ -61,6 +61,7 @@ bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/db-restart/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/store-lang/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh

@@ -20,19 +20,41 @@ struct Job {
   std::exception_ptr error;  // an OOM trap, rethrown on the calling thread
 };
 
+// A unique index's hash table, sized from the row count. Each row's slot is
+// prefetched kAhead rows before the row goes in (first-in first-out, so of
+// two rows with one key the later one is the one reported).
 void build_unique(Table& t, TableIndex& ix, std::string* why) {
+  constexpr size_t kAhead = 8;
+  struct Pending {
+    std::string key;
+    uint64_t h;
+    int64_t id;
+  };
   ix.unique.clear();
-  ix.unique.reserve(static_cast<size_t>(t.live()));
-  std::string key;
+  ix.unique.reserve_empty(static_cast<size_t>(t.live()));
+  Pending ring[kAhead];
+  size_t n = 0;
   bool ok = true;
+  auto settle = [&](const Pending& p) {
+    if (!ok) return;
+    if (t.unique_find(ix, p.key, p.h) != 0) {
+      *why = "unique index " + ix.label + " violated (" + t.def().name + " id " + std::to_string(p.id) + ")";
+      ok = false;
+      return;
+    }
+    ix.unique.insert(p.h, p.id);
+  };
   t.each([&](int64_t id, Row* r) {
     if (!ok || t.key_has_nil(ix, r->slots())) return;
-    t.key_of(ix, r->slots(), key);
-    if (!ix.unique.try_emplace(key, id).second) {
-      *why = "unique index " + ix.label + " violated (" + t.def().name + " id " + std::to_string(id) + ")";
-      ok = false;
-    }
+    Pending& p = ring[n % kAhead];
+    if (n >= kAhead) settle(p);
+    t.key_of(ix, r->slots(), p.key);
+    p.h = key_hash(p.key);
+    p.id = id;
+    ix.unique.prefetch(p.h);
+    ++n;
   });
+  for (size_t i = n > kAhead ? n - kAhead : 0; i < n; ++i) settle(ring[i % kAhead]);
 }
 
 // The ordered side of a secondary index: every (key, id) in one sort. The

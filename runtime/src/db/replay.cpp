@@ -1,6 +1,11 @@
 // Log replay (see replay.h).
 #include "replay.h"
 
+#include <atomic>
+#include <exception>
+#include <system_error>
+#include <thread>
+
 #include "bulk_index.h"
 #include "codec.h"
 #include "frame.h"
@@ -30,13 +35,18 @@ class Replayer {
           if (!record(sub, why)) return false;
         }
         return r.done() || fail(why, "trailing bytes in a group");
-      case kRows:
+      case kRows: {
         if (!v3_ || !out_->has_head || phase_ != Phase::Snapshot) return fail(why, "rows outside a snapshot");
-        return rows(r, cls, count, why);
+        const ClassMap* m = target(cls, why);
+        if (!m) return false;
+        blocks_.push_back(Block{payload.substr(r.pos()), m, count, {}, {}, {}});
+        out_->records += count;
+        return true;
+      }
       case kSnapshotEnd:
         if (!v3_ || !out_->has_head || phase_ != Phase::Snapshot || !r.done()) return fail(why, "misplaced snapshot end");
         phase_ = Phase::CatchingUp;
-        return true;
+        return load_blocks(why);
       case kCaughtUp:
         if (!v3_ || phase_ != Phase::CatchingUp || !r.done()) return fail(why, "misplaced caught-up mark");
         phase_ = Phase::Log;
@@ -52,6 +62,7 @@ class Replayer {
 
   // The ids, the indexes (in bulk) and the ref counts.
   bool finish(std::string* why) {
+    if (!blocks_.empty() && !load_blocks(why)) return false;  // a snapshot without its end (not written so)
     for (size_t c = 0; c < store_.size(); ++c) {
       Table& t = store_.table(static_cast<uint32_t>(c));
       t.next_id = std::max(t.next_id, max_id_[c] + 1);
@@ -89,24 +100,82 @@ class Replayer {
     max_id_[target] = std::max(max_id_[target], id);
   }
 
-  bool rows(Reader& r, uint32_t cls, uint64_t count, std::string* why) {
-    const ClassMap* m = target(cls, why);
-    if (!m) return false;
-    const ClassDef& from = log_schema_.classes[m->log_index];
-    Table& t = store_.table(m->target);
-    for (uint64_t i = 0; i < count; ++i) {
-      auto id = static_cast<int64_t>(r.u64());
-      if (!r.ok() || id < 1) return fail(why, "bad row id in a snapshot" + where(t, id));
-      Row* row = decode_row(r, from, t.def(), m->to);
-      if (!row) return fail(why, "undecodable row" + where(t, id));
-      if (t.find(id)) {
-        row_free(t.def(), row);
-        return fail(why, "a snapshot holds a row twice" + where(t, id));
+  // A snapshot's ROWS frame, decoded once every block is known.
+  struct Block {
+    std::string_view body;  // n times `id:u64 row`
+    const ClassMap* map;
+    uint64_t count;
+    std::vector<std::pair<int64_t, Row*>> rows;
+    std::string why;
+    std::exception_ptr error;  // an OOM trap on the helper thread
+  };
+
+  void decode(Block& b) {
+    try {
+      const ClassDef& from = log_schema_.classes[b.map->log_index];
+      const Table& t = store_.table(b.map->target);
+      Reader r(b.body);
+      b.rows.reserve(static_cast<size_t>(std::min<uint64_t>(b.count, b.body.size() / 8)));
+      for (uint64_t i = 0; i < b.count; ++i) {
+        auto id = static_cast<int64_t>(r.u64());
+        if (!r.ok() || id < 1) {
+          b.why = "bad row id in a snapshot" + where(t, id);
+          return;
+        }
+        Row* row = decode_row(r, from, t.def(), b.map->to);
+        if (!row) {
+          b.why = "undecodable row" + where(t, id);
+          return;
+        }
+        b.rows.emplace_back(id, row);
       }
-      put(t, m->target, id, row);
+      if (!r.done()) b.why = "trailing bytes in a snapshot block";
+    } catch (...) {
+      b.error = std::current_exception();
     }
-    out_->records += count;
-    return r.done() || fail(why, "trailing bytes in a snapshot block");
+  }
+
+  // The snapshot's rows into their tables: the blocks are decoded on two
+  // threads (each row is its own allocations; the tables are not touched),
+  // then put in file order on this one.
+  bool load_blocks(std::string* why) {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < blocks_.size();) decode(blocks_[i]);
+    };
+    std::thread helper;
+    if (blocks_.size() > 1 && std::thread::hardware_concurrency() > 1) {
+      try {
+        helper = std::thread(work);
+      } catch (const std::system_error&) {  // no thread: this one decodes them all
+      }
+    }
+    work();
+    if (helper.joinable()) helper.join();
+    bool ok = true;
+    std::exception_ptr error;
+    for (Block& b : blocks_) {
+      Table& t = store_.table(b.map->target);
+      for (auto& [id, row] : b.rows) {
+        if (ok && t.find(id)) {
+          *why = "a snapshot holds a row twice" + where(t, id);
+          ok = false;
+        }
+        if (ok)
+          put(t, b.map->target, id, row);
+        else
+          row_free(t.def(), row);
+      }
+      if (ok && b.error) error = b.error;
+      if (ok && !b.why.empty()) {
+        *why = b.why;
+        ok = false;
+      }
+      if (error) ok = false;
+    }
+    blocks_.clear();
+    if (error) std::rethrow_exception(error);
+    return ok;
   }
 
   bool record(std::string_view payload, std::string* why) {
@@ -173,6 +242,7 @@ class Replayer {
   Schema log_schema_;
   std::vector<int64_t> max_id_;
   bool refused_ = false;
+  std::vector<Block> blocks_;  // ROWS frames not yet decoded
 };
 
 }  // namespace
