@@ -60,9 +60,12 @@ demo: build
 bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/db/run.sh
+	BUILD_DIR=$(BUILD_DIR) bash bench/db-restart/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/store-lang/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
+	BUILD_DIR=$(BUILD_DIR) bash bench/libs/run.sh
 
 # The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
 bench-actors: build

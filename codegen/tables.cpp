@@ -153,14 +153,27 @@ Val Emitter::emit_query(const ast::Expr& e) {
   const ClassInfo* cls = row_t->cls;
   llvm::Value* db = b_.getInt32(cls->db_index);
   llvm::Constant* where_site = site(e.span.begin.line);
-  std::vector<const ast::QueryClause*> wheres;
+  std::vector<const ast::QueryClause*> clauses;
   const ast::QueryClause* order = nullptr;
   const ast::QueryClause* take = nullptr;
   for (auto& c : e.clauses) {
-    if (c.kind == ast::QueryClause::Where) wheres.push_back(&c);
+    if (c.kind == ast::QueryClause::Where) clauses.push_back(&c);
     if (c.kind == ast::QueryClause::OrderBy) order = &c;
     if (c.kind == ast::QueryClause::Take) take = &c;
   }
+  // Every `where` as its conjuncts, in source order: `a and b` evaluates a
+  // then b with a short circuit either way, so a conjunct the store answers
+  // (a bound of an ordered range) can be taken out of the filter.
+  std::vector<const ast::Expr*> wheres;
+  std::function<void(const ast::Expr&)> conjuncts = [&](const ast::Expr& x) {
+    if (x.kind == ExprKind::Binary && x.binary_op == ast::BinaryOp::And) {
+      conjuncts(*x.lhs);
+      conjuncts(*x.rhs);
+    } else {
+      wheres.push_back(&x);
+    }
+  };
+  for (auto* c : clauses) conjuncts(*c->expr);
   auto column_of = [&](const ast::Expr& m) { return cls->fields[m.sym->field_index].column; };
   auto is_var_field = [&](const ast::Expr& x) {
     return x.kind == ExprKind::Member && x.lhs->kind == ExprKind::Name && x.lhs->sym == e.sym && x.sym &&
@@ -174,6 +187,22 @@ Val Emitter::emit_query(const ast::Expr& e) {
       if (mentions_var(*a)) return true;
     return false;
   };
+  // A range bound is evaluated once, before the walk, instead of once per
+  // row: only for expressions that cannot trap or act (locals, literals,
+  // wrapping + - *), so hoisting is unobservable even over an empty table.
+  std::function<bool(const ast::Expr&)> plain_int = [&](const ast::Expr& x) -> bool {
+    if (!x.type || x.type->kind != TypeKind::Int) return false;
+    switch (x.kind) {
+      case ExprKind::IntLit: return true;
+      case ExprKind::Name: return x.sym != e.sym && x.sym && x.sym->kind == sema::SymKind::Local;
+      case ExprKind::Unary: return x.unary_op == ast::UnaryOp::Neg && plain_int(*x.lhs);
+      case ExprKind::Binary:
+        return (x.binary_op == ast::BinaryOp::Add || x.binary_op == ast::BinaryOp::Sub ||
+                x.binary_op == ast::BinaryOp::Mul) &&
+               plain_int(*x.lhs) && plain_int(*x.rhs);
+      default: return false;
+    }
+  };
   llvm::Value* limit = take ? emit_expr(*take->expr).v : nullptr;
   Val ids;
   bool ordered = false, limited = false;
@@ -181,8 +210,9 @@ Val Emitter::emit_query(const ast::Expr& e) {
     // An equality on a stored column is a probe (an index lookup when indexed).
     const ast::Expr* probe_field = nullptr;
     const ast::Expr* probe_key = nullptr;
-    for (auto* w : wheres) {
-      const ast::Expr& c = *w->expr;
+    size_t probe_at = 0;
+    for (size_t wi = 0; wi < wheres.size() && !probe_field; ++wi) {
+      const ast::Expr& c = *wheres[wi];
       if (c.kind != ExprKind::Binary || c.binary_op != ast::BinaryOp::Eq) continue;
       if (is_var_field(*c.lhs) && !mentions_var(*c.rhs) && c.lhs->type->base() == c.lhs->type) {
         probe_field = c.lhs.get();
@@ -191,18 +221,58 @@ Val Emitter::emit_query(const ast::Expr& e) {
         probe_field = c.rhs.get();
         probe_key = c.lhs.get();
       }
-      if (probe_field) break;
+      probe_at = wi;
+    }
+    // `order by x.f` with bounds `x.f >= a`, `x.f < b` (Int columns): an
+    // ordered walk of the range, the other conditions filtering it in order.
+    const ast::Expr* lo = nullptr;
+    const ast::Expr* hi = nullptr;
+    uint32_t bound_flags = 0;
+    std::vector<const ast::Expr*> rest;
+    if (!probe_field && order && is_var_field(*order->expr) && order->expr->type->kind == TypeKind::Int) {
+      int col = column_of(*order->expr);
+      for (const ast::Expr* w : wheres) {
+        const ast::Expr& c = *w;
+        bool cmp = c.kind == ExprKind::Binary &&
+                   (c.binary_op == ast::BinaryOp::Lt || c.binary_op == ast::BinaryOp::Le ||
+                    c.binary_op == ast::BinaryOp::Gt || c.binary_op == ast::BinaryOp::Ge);
+        const ast::Expr* bound = nullptr;
+        ast::BinaryOp op = c.binary_op;
+        if (cmp && is_var_field(*c.lhs) && column_of(*c.lhs) == col && plain_int(*c.rhs)) {
+          bound = c.rhs.get();
+        } else if (cmp && is_var_field(*c.rhs) && column_of(*c.rhs) == col && plain_int(*c.lhs)) {
+          bound = c.lhs.get();  // `a <= x.f` is `x.f >= a`
+          op = op == ast::BinaryOp::Lt ? ast::BinaryOp::Gt : op == ast::BinaryOp::Le ? ast::BinaryOp::Ge
+             : op == ast::BinaryOp::Gt ? ast::BinaryOp::Lt : ast::BinaryOp::Le;
+        }
+        bool lower = op == ast::BinaryOp::Gt || op == ast::BinaryOp::Ge;
+        if (bound && lower && !lo) {
+          lo = bound;
+          bound_flags |= DB_LO | (op == ast::BinaryOp::Gt ? uint32_t(DB_LO_OPEN) : 0u);
+        } else if (bound && !lower && !hi) {
+          hi = bound;
+          bound_flags |= DB_HI | (op == ast::BinaryOp::Lt ? uint32_t(DB_HI_OPEN) : 0u);
+        } else {
+          rest.push_back(w);
+        }
+      }
     }
     if (probe_field) {
       const Type* ft = cls->fields[probe_field->sym->field_index].type;
+      // The probe answers the equality exactly, except for Float, where the
+      // index's key equality (-0.0 is 0.0, NaN is NaN) is not `==`.
+      if (ft->kind != TypeKind::Float) wheres.erase(wheres.begin() + static_cast<std::ptrdiff_t>(probe_at));
       Val k = coerce(emit_expr(*probe_key), probe_key->type, ft);
       ids = own_temp(call(rt("wo_db_probe"), {db, b_.getInt32(column_of(*probe_field)), db_word(k.v, ft), where_site}));
-    } else if (order && wheres.empty() && is_var_field(*order->expr)) {
-      uint32_t flags = order->descending ? uint32_t(DB_DESC) : 0u;
-      ids = own_temp(call(rt("wo_db_range"), {db, b_.getInt32(column_of(*order->expr)), b_.getInt64(0), b_.getInt64(0),
-                                              b_.getInt32(flags), limit ? limit : b_.getInt64(-1), where_site}));
+    } else if (order && is_var_field(*order->expr) && (wheres.empty() || bound_flags)) {
+      llvm::Value* lo_v = lo ? emit_expr(*lo).v : b_.getInt64(0);
+      llvm::Value* hi_v = hi ? emit_expr(*hi).v : b_.getInt64(0);
+      uint32_t flags = bound_flags | (order->descending ? uint32_t(DB_DESC) : 0u);
+      wheres = rest;
+      limited = limit != nullptr && wheres.empty();
+      ids = own_temp(call(rt("wo_db_range"), {db, b_.getInt32(column_of(*order->expr)), lo_v, hi_v, b_.getInt32(flags),
+                                              limited ? limit : b_.getInt64(-1), where_site}));
       ordered = true;
-      limited = limit != nullptr;
     } else {
       ids = own_temp(call(rt("wo_db_scan"), {db, where_site}));
     }
@@ -239,8 +309,8 @@ Val Emitter::emit_query(const ast::Expr& e) {
     each_row(ids.v, [&] {
       llvm::BasicBlock* keep_bb = new_block("q.keep");
       llvm::BasicBlock* next_bb = new_block("q.next");
-      for (auto* w : wheres) {
-        llvm::Value* ok = emit_cond(*w->expr);
+      for (const ast::Expr* w : wheres) {
+        llvm::Value* ok = emit_cond(*w);
         llvm::BasicBlock* more = new_block("q.where");
         b_.CreateCondBr(ok, more, next_bb);
         b_.SetInsertPoint(more);

@@ -17,6 +17,7 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
+          libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
 

@@ -1,10 +1,12 @@
 // Bytes, base64 and the digests (builtins.md §5). Bytes share WoText's layout
 // (header, len, bytes, NUL) and are immutable, so the Text<->Bytes
 // conversions share the object instead of copying. The digests are
-// OpenSSL's libcrypto (EVP one-shot digest, HMAC).
+// OpenSSL's libcrypto (EVP one-shot digest, HMAC), and so is base64 (its
+// block encoder/decoder, behind our strict decoding rules).
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "base64.h"
@@ -18,17 +20,15 @@ WoText* as_text(WoBytes* b) { return reinterpret_cast<WoText*>(b); }
 
 constexpr int64_t kMaxBytes = int64_t{1} << 32;  // 4 GiB: larger results trap OOM
 
-const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// The 6-bit value of a base64 alphabet character, or -1.
-int b64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
+// A base64 alphabet character (A-Z a-z 0-9 + /).
+bool b64_char(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
 }
+
+// OpenSSL's block calls take int lengths: inputs are cut into pieces this
+// long (whole 3-byte groups, whole 4-character groups; outputs < 2^31).
+constexpr size_t kEncodeChunk = size_t{3} << 28;
+constexpr size_t kDecodeChunk = size_t{4} << 28;
 
 WoBytes* digest(const EVP_MD* md, WoBytes* b) {
   wo::need(b);
@@ -43,49 +43,46 @@ WoBytes* digest(const EVP_MD* md, WoBytes* b) {
 
 namespace wo {
 
+// OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock, 3-4x our hand-written loops
+// (bench/libs, docs/decisions/0054). EVP_EncodeBlock writes exactly RFC 4648
+// with padding and no line breaks.
 void base64_encode_to(const char* data, size_t n, std::string& out) {
-  auto* p = reinterpret_cast<const unsigned char*>(data);
-  out.reserve(out.size() + (n + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
+  size_t at = out.size();
+  out.resize(at + (n + 2) / 3 * 4 + 1);  // + EVP_EncodeBlock's NUL
+  auto* dst = reinterpret_cast<unsigned char*>(out.data() + at);
+  auto* src = reinterpret_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; i += kEncodeChunk) {
+    size_t k = std::min(kEncodeChunk, n - i);
+    dst += EVP_EncodeBlock(dst, src + i, static_cast<int>(k));
   }
-  if (n - i == 1) {
-    uint32_t v = uint32_t{p[i]} << 16;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (n - i == 2) {
-    uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
+  out.resize(static_cast<size_t>(reinterpret_cast<char*>(dst) - out.data()));
 }
 
+// EVP_DecodeBlock is more lenient than base64.h's contract: it skips
+// whitespace (and other non-alphabet bytes) at either end of its input and
+// decodes `=` anywhere as zero bits. So the strict rules are checked here
+// first: the length, `=` only as the last one or two characters, and an
+// alphabet character at both ends of every piece handed to it; anything else
+// it refuses itself. It returns whole 3-byte groups, padding included: the
+// padding's bytes are dropped after.
 bool base64_decode_to(const char* data, size_t n, std::string& out) {
   if (n % 4 != 0) return false;
+  if (n == 0) return true;
   auto* p = reinterpret_cast<const unsigned char*>(data);
-  out.reserve(out.size() + n / 4 * 3);
-  for (size_t i = 0; i < n; i += 4) {
-    bool last = i + 4 == n;
-    int pad = 0;
-    if (last && p[i + 3] == '=') pad = p[i + 2] == '=' ? 2 : 1;
-    int v[4];
-    for (int k = 0; k < 4 - pad; ++k)
-      if ((v[k] = b64_value(p[i + k])) < 0) return false;  // also rejects a misplaced '='
-    uint32_t w = (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12);
-    if (pad < 2) w |= uint32_t(v[2]) << 6;
-    if (pad < 1) w |= uint32_t(v[3]);
-    out += static_cast<char>(w >> 16);
-    if (pad < 2) out += static_cast<char>((w >> 8) & 0xFF);
-    if (pad < 1) out += static_cast<char>(w & 0xFF);
+  size_t pad = p[n - 1] == '=' ? (p[n - 2] == '=' ? 2 : 1) : 0;
+  if (std::memchr(p, '=', n - pad)) return false;
+  size_t at = out.size();
+  out.resize(at + n / 4 * 3 + 1);  // + EVP_DecodeBlock's room for a NUL
+  auto* dst = reinterpret_cast<unsigned char*>(out.data() + at);
+  for (size_t i = 0; i < n; i += kDecodeChunk) {
+    size_t k = std::min(kDecodeChunk, n - i);
+    size_t last = i + k - 1 - (i + k == n ? pad : 0);
+    if (!b64_char(p[i]) || !b64_char(p[last])) return false;
+    int got = EVP_DecodeBlock(dst, p + i, static_cast<int>(k));
+    if (got < 0) return false;
+    dst += got;
   }
+  out.resize(static_cast<size_t>(reinterpret_cast<char*>(dst) - out.data()) - pad);
   return true;
 }
 

@@ -169,6 +169,33 @@ TEST_CASE("base64_decode: round trips and strict rejections (nil, never a trap)"
   CHECK(dec(enc(all)) == all);
 }
 
+// base64 decodes through OpenSSL's EVP_DecodeBlock, which skips whitespace
+// and other non-alphabet bytes at either end and reads `=` anywhere as zero
+// bits; the strict rules of builtins.md §5 still hold (docs/decisions/0054).
+TEST_CASE("base64_decode: what OpenSSL's decoder would let through is still nil") {
+  CHECK(dec("    Zm9v") == "<nil>");  // a whole group of leading spaces
+  CHECK(dec("Zm9v    ") == "<nil>");  // ... of trailing spaces
+  CHECK(dec("Zm9v\r\n\r\n") == "<nil>");
+  CHECK(dec("\tZm9vYg=") == "<nil>");
+  CHECK(dec("Zm9vYg=\n") == "<nil>");
+  CHECK(dec(std::string("Zm9v\0\0\0\0", 8)) == "<nil>");
+  CHECK(dec(std::string("\0\0\0\0Zm9v", 8)) == "<nil>");
+  CHECK(dec("Zm=v") == "<nil>");      // `=` inside a group
+  CHECK(dec("=m9v") == "<nil>");
+  CHECK(dec("Zm9v=m9v") == "<nil>");  // ... or in an earlier group
+  CHECK(dec("Zm9vZ=g=") == "<nil>");
+  CHECK(dec("Zm9v.m9v") == "<nil>");
+  CHECK(dec("Zm9v Zm9") == "<nil>");
+  // Unused low bits of the last character are not checked (as before).
+  CHECK(dec("Zh==") == "f");
+  // Large inputs: every piece ends checked, pads dropped.
+  std::string big(3 * 100000 + 1, 'q');
+  std::string e = enc(big);
+  CHECK(e.size() == 400004);
+  CHECK(e.substr(e.size() - 2) == "==");
+  CHECK(dec(e) == big);
+}
+
 TEST_CASE("sha1 / sha256: FIPS 180 vectors") {
   CHECK(sha1_hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d");
   CHECK(sha1_hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709");

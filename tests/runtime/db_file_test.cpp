@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
+#include "runtime/src/db/codec.h"
 #include "runtime/src/db/file_header.h"
 #include "support.h"
 #include "tests/db/db_test_support.h"
@@ -111,9 +112,9 @@ TEST_CASE("a header from a newer format, or a damaged one, is refused untouched"
   std::string h = wo::db::file_header();
   REQUIRE(h.size() == wo::db::kHeaderSize);
   std::string newer = h;
-  newer[8] = 3;
+  newer[8] = 4;
   write_file(path, newer + "frames of the future");
-  refused(path, "written by a newer version of the store (file format 3; this runtime reads formats 1 to 2)");
+  refused(path, "written by a newer version of the store (file format 4; this runtime reads formats 1 to 3)");
   std::string zero = h;
   zero[8] = 0;
   write_file(path, zero + std::string(64, '\0'));
@@ -172,7 +173,7 @@ TEST_CASE("a log of the earlier, headerless format opens with its rows and is re
     CHECK(ins(0, {70, "after the upgrade", 0.5, V::nil_text()}) == 7);
     wo_db_close();
   });
-  CHECK(err == "wo: " + path + " upgraded to store file format 2 (it now starts with a header)\n");
+  CHECK(err == "wo: " + path + " upgraded to store file format 3 (it now starts with a header)\n");
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   CHECK_FALSE(exists(path + ".compact"));
   Open db(it.s.get(), path);
@@ -201,6 +202,84 @@ TEST_CASE("an earlier-format log keeps its torn-tail and corruption rules") {
   bad[300] ^= 0x10;
   write_file(path, bad);
   refused(path, "corrupt");
+}
+
+std::string v2_log() {
+  std::string log = read_file(std::string(WO_DB_ASSETS) + "/v2-items.wal");
+  REQUIRE(log.size() == 718);
+  return log;
+}
+
+// A store of format 2 (the header; a checkpoint, then the log; IEEE CRCs):
+// read under its own CRC, rewritten as format 3 at open (appending CRC-32C
+// frames to it would leave a file that a format-2 runtime misreads as torn).
+TEST_CASE("a store of format 2 (IEEE CRC-32 frames) opens with its rows and is rewritten with CRC-32C") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("v2.wal");
+  std::string log = v2_log();
+  REQUIRE(static_cast<uint8_t>(log[8]) == 2);
+  write_file(path, log);
+  std::string err = wotest::capture_fd(2, [&] {
+    WoDbConfig cfg{};
+    cfg.data = path.c_str();
+    char buf[512] = "";
+    REQUIRE(wo_db_open(it.s.get(), &cfg, buf, sizeof buf) == 0);
+    CHECK(dump() == kLegacyRows);
+    CHECK(ins(0, {90, "after format 3", 0.25, V::nil_text()}) == 7);
+    wo_db_close();
+  });
+  CHECK(err == "wo: " + path + " upgraded to store file format 3 (its frames now carry CRC-32C)\n");
+  std::string now = read_file(path);
+  CHECK(now.substr(0, wo::db::kHeaderSize) == wo::db::file_header());
+  // Every frame of the rewritten file passes CRC-32C (and so none passes the old CRC).
+  std::string_view p;
+  size_t off = wo::db::kHeaderSize, next = 0, frames = 0;
+  while (wo::db::read_frame(reinterpret_cast<const uint8_t*>(now.data()), now.size(), off, &p, &next)) {
+    CHECK_FALSE(wo::db::read_frame(reinterpret_cast<const uint8_t*>(now.data()), now.size(), off, &p, &next,
+                                   wo::db::FrameSum::Crc32));
+    ++frames, off = next;
+  }
+  CHECK(frames >= 2);
+  CHECK(wo::db::load_u32(now.data() + 8) == wo::db::kFileVersion);
+  std::string want = std::string(kLegacyRows).replace(std::string(kLegacyRows).find("t1:"), 0,
+                                                      "7:90:after format 3:0.250000:<nil>;");
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    CHECK(dump() == want);
+    CHECK(trap_of([] { ins(0, {10, "dup", 0.0, V::nil_text()}); }).code == 10);  // the index came back
+    REQUIRE(wo_db_checkpoint());  // a checkpoint of the upgraded store (restart's format-3 frames)
+  }
+  CHECK(wo::db::load_u32(read_file(path).data() + 8) == wo::db::kFileVersion);
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
+}
+
+TEST_CASE("a format-2 store keeps its torn-tail and corruption rules under its own CRC") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("v2.wal");
+  std::string log = v2_log();
+  // Its last frame (the transaction) torn: the rows before it.
+  write_file(path, log.substr(0, log.size() - 5) + std::string(300, '\0'));
+  {
+    Open db(it.s.get(), path);
+    REQUIRE_MESSAGE(db.rc == 0, db.err);
+    CHECK(dump() == "1:10:item 1:1.500000:odd;2:20:renamed two:3.000000:<nil>;3:30:item 3:4.500000:odd;"
+                    "5:50:item 5:7.500000:odd;");
+  }
+  // Damage in the middle (a byte of the snapshot's frames) is refused untouched.
+  std::string bad = log;
+  bad[200] ^= 0x10;
+  write_file(path, bad);
+  refused(path, "corrupt");
+  // A format-2 header torn at creation (nothing after it) is ours: initialised afresh.
+  write_file(path, log.substr(0, 9));
+  Open db(it.s.get(), path);
+  REQUIRE_MESSAGE(db.rc == 0, db.err);
+  CHECK(scan(0).empty());
 }
 
 TEST_CASE("a .compact the store did not write is never overwritten or deleted") {
@@ -361,7 +440,7 @@ TEST_CASE("an earlier-format log whose schema changed is migrated and upgraded i
     wo_db_close();
   });
   CHECK(err.find("wo: schema migrated (" + path + ")\n") != std::string::npos);
-  CHECK(err.find("wo: " + path + " upgraded to store file format 2") != std::string::npos);
+  CHECK(err.find("wo: " + path + " upgraded to store file format 3") != std::string::npos);
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   Open db(it.s.get(), path);
   REQUIRE(db.rc == 0);

@@ -339,3 +339,24 @@ TEST_CASE("a unique index builds its ordered side on first use and maintains it 
   for (auto it = by_n.lower_bound(20000); it != by_n.end() && it->first <= 40000; ++it) want.push_back(it->second);
   CHECK(range(0, &lo, &hi, 0) == want);
 }
+
+TEST_CASE("unique Text keys with NUL bytes: a prefix, an escape look-alike and the bytes themselves stay distinct") {
+  People p;
+  Open db(p.s.get());
+  REQUIRE(db.rc == 0);
+  // "\0" encodes as 00 FF 00 00, which a compare of raw bytes could take for "\0\xFF".
+  std::vector<std::string> keys = {std::string("a"), std::string("a\0", 2), std::string("\0", 1),
+                                   std::string("\0\xFF", 2), std::string("\0\0", 2), std::string()};
+  for (size_t i = 0; i < keys.size(); ++i)
+    CHECK(ins(0, {keys[i], static_cast<int64_t>(i), V::nil_text(), static_cast<double>(i)}) == static_cast<int64_t>(i + 1));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    CHECK(probe(0, EMAIL, keys[i]) == std::vector<int64_t>{static_cast<int64_t>(i + 1)});
+    wo::Trap t = trap_of([&] { ins(0, {keys[i], 99, V::nil_text(), 99.0 + static_cast<double>(i)}); });
+    CHECK(t.code == 10);
+  }
+  CHECK(probe(0, EMAIL, std::string("\0\xFF\xFF", 3)).empty());
+  wo_db_delete(0, 4, nullptr);  // "\0\xFF" goes; "\0" stays found
+  CHECK(probe(0, EMAIL, std::string("\0\xFF", 2)).empty());
+  CHECK(probe(0, EMAIL, std::string("\0", 1)) == std::vector<int64_t>{3});
+  CHECK(ins(0, {std::string("\0\xFF", 2), 7, V::nil_text(), 7.0}) == 7);
+}

@@ -47,13 +47,25 @@ TEST_CASE("crc32 matches the IEEE check value and continues across pieces") {
   CHECK(crc32(crc32(0, big.data(), 333), big.data() + 333, 667) == crc32(0, big.data(), 1000));
 }
 
+TEST_CASE("crc32c matches the Castagnoli check value, continues, and the SSE4.2 path equals the table") {
+  CHECK(crc32c(0, "123456789", 9) == 0xE3069283u);
+  CHECK(crc32c_portable(0, "123456789", 9) == 0xE3069283u);
+  CHECK(crc32c(0, "", 0) == 0u);
+  CHECK(crc32c(crc32c(0, "1234", 4), "56789", 5) == 0xE3069283u);
+  std::string big(5000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 167 + (i >> 5));
+  for (size_t off : {0, 1, 3, 7})
+    for (size_t n : {0, 1, 7, 8, 9, 15, 16, 63, 64, 65, 4093})
+      CHECK(crc32c(0, big.data() + off, n) == crc32c_portable(0, big.data() + off, n));
+}
+
 TEST_CASE("a plain frame is len, crc, payload, mark and reads back") {
   std::string p = payload(kInsert, 3, 7, "body");
   std::string f;
   append_frame(f, p);
   REQUIRE(f.size() == p.size() + kFrameOverhead);
   CHECK(load_u32(f.data()) == p.size());
-  CHECK(load_u32(f.data() + 4) == crc32(0, p.data(), p.size()));
+  CHECK(load_u32(f.data() + 4) == crc32c(0, p.data(), p.size()));  // format 3: CRC-32C
   CHECK(load_u32(f.data() + 8 + p.size()) == 0x574F4C31u);
   std::string_view got;
   size_t next = 0;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "runtime/src/json_internal.h"
 #include "support.h"
 
 using namespace wotest;
@@ -456,4 +457,100 @@ TEST_CASE("round trip: decode(encode(v)) == v for a Float with many digits and o
   CHECK(str(back->tag) == str(r->tag));
   CHECK(back->w == r->w);
   CHECK(back->ok == 1);
+}
+
+// ---- the simdjson fast path (runtime/src/json_simd.cpp, docs/decisions/0054) --------
+
+namespace {
+
+// The fast path either declines or gives exactly our decoder's answer
+// (compared through json.encode); returns whether it accepted.
+bool fast_agrees(std::string_view doc, const WoTypeDesc* t) {
+  uint64_t ours = wo::json::decode_ours(doc.data(), doc.size(), t);
+  uint64_t fast = 0;
+  bool took = wo::json::decode_simd(doc.data(), doc.size(), t, fast);
+  if (took) {
+    CHECK_MESSAGE(ours != 0, "simdjson accepted what ours refuses: " << doc);
+    if (ours) CHECK_MESSAGE(encode_slot(&fast, t) == encode_slot(&ours, t), doc);
+    wo_release(reinterpret_cast<void*>(fast));
+  }
+  wo_release(reinterpret_cast<void*>(ours));
+  return took;
+}
+
+const char* const kAllDoc =
+    R"({"n":-12,"f":2.5e-3,"b1":true,"b2":false,"nn":null,"nf":1,"t":"h\u00e9\"\\n\ud83d\ude00","by":"Zm9vYg==",)"
+    R"("xs":[1,-0,3],"m":{"a":1,"b":2,"a":3},"inner":{"port":80,"motd":null,"x":[1,{"y":[]}]},)"
+    R"("raw":{"k":[1,2.5,{"z":null}]} ,"names":["x","y"],"zz":[[[]],{"q":"\/"}],"n":7})";
+
+}  // namespace
+
+TEST_CASE("simdjson fast path: takes well-formed containers, with our answers") {
+  CHECK(fast_agrees(kAllDoc, &kAll));
+  CHECK(fast_agrees(" [1, 2 ,3]\n", &kListInt));
+  CHECK(fast_agrees(R"({"-5":"a","0":"b"})", &kMapIntText));
+  CHECK(fast_agrees(R"([{"port":1},{"port":2,"motd":"m"}])", &kListSettings));
+  CHECK(fast_agrees(R"({"v":1,"next":{"v":2,"next":null}})", &kNode));
+  CHECK(fast_agrees(R"([-0, 0.1, 18446744073709551616, 4.9e-324, 2.2250738585072011e-308, 1e-400])", &kListFloat));
+  fast_agrees("[1e400]", &kListFloat);  // simdjson refuses it, ours reads +inf: declined
+  CHECK(fast_agrees(R"({"port":1,"motd":"\u0000"})", &kSettings));
+}
+
+TEST_CASE("simdjson fast path: declines what ours refuses or reads differently") {
+  for (std::string_view doc :
+       {R"({"port":1,"x":tru})", R"({"port":1,"x":01})", R"({"port":1,"x":"\q"})", R"({"port":1} x)",
+        R"({"port":1}})", R"({"port":1,"x":[1,}]})", R"({"port":1.0})", R"({"port":1e2})",
+        R"({"port":9223372036854775808})", R"({"port":1,"port":"a"})", "{\"port\":1,\"motd\":\"a\nb\"}",
+        "{\"port\":1,\"motd\":\"\xff\"}", R"({"port":1,"motd":"\ud800"})", R"({"motd":"m"})", "",
+        R"([1,2)", R"(["a"])", R"({"1":"a","01":"b"})"}) {
+    const WoTypeDesc* t = doc.size() && doc[0] == '[' ? &kListInt : doc.find("\"01\"") != doc.npos ? &kMapIntText : &kSettings;
+    CHECK_FALSE_MESSAGE(fast_agrees(doc, t), doc);
+  }
+  // -(2^62) is the `?Int` nil word: not a value of the type (docs/decisions/0015).
+  CHECK_FALSE(fast_agrees(R"({"n":1,"f":1,"b1":true,"b2":true,"nn":-4611686018427387904,"t":"",)"
+                          R"("by":"","xs":[],"m":{},"inner":null,"raw":1,"names":[]})",
+                          &kAll));
+  std::string nodes;
+  for (int i = 0; i < 600; ++i) nodes += R"({"v":1,"next":)";
+  nodes += "null";
+  for (int i = 0; i < 600; ++i) nodes += "}";
+  CHECK_FALSE(fast_agrees(nodes, &kNode));  // deeper than 512 levels, as ours
+}
+
+TEST_CASE("simdjson fast path: every one-byte change, cut and insertion of a document agrees with ours") {
+  const std::string base = kAllDoc;
+  const char subs[] = {'"', '\\', ',', '}', ']', '{', '[', '0', 'e', '-', ' ', '\x01', '\x80', 'u', 'n', '.', ':', 'x'};
+  int took = 0, total = 0;
+  for (size_t i = 0; i < base.size(); ++i) {
+    for (char c : subs) {
+      std::string changed = base;
+      changed[i] = c;
+      took += fast_agrees(changed, &kAll);
+      std::string inserted = base;
+      inserted.insert(i, 1, c);
+      took += fast_agrees(inserted, &kAll);
+      total += 2;
+    }
+    took += fast_agrees(std::string_view(base).substr(0, i), &kAll);
+    ++total;
+  }
+  // Two or three changes at once, at random (fixed seed), in this and in
+  // documents of lists and maps.
+  const std::string lists = R"([{"port":1,"motd":"a\"b","e":[{},[]]},{"port":-2,"skip":{"a":[1,"x",null]}}])";
+  const std::string maps = R"({"1":"one","-2":"two\u0041","1":"again"})";
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  auto rnd = [&](size_t n) { return (x ^= x << 13, x ^= x >> 7, x ^= x << 17) % n; };
+  for (int it = 0; it < 30000; ++it) {
+    int which = static_cast<int>(rnd(3));
+    std::string d = which == 0 ? base : which == 1 ? lists : maps;
+    for (size_t k = 0, n = 2 + rnd(2); k < n; ++k) {
+      size_t at = rnd(d.size());
+      char c = subs[rnd(sizeof subs)];
+      if (rnd(2)) d[at] = c; else d.insert(at, 1, c);
+    }
+    took += fast_agrees(d, which == 0 ? &kAll : which == 1 ? &kListSettings : &kMapIntText);
+    ++total;
+  }
+  MESSAGE("the fast path took " << took << " of " << total << " variants");
+  CHECK(took > 0);
 }

@@ -16,6 +16,11 @@
 #include "log_file.h"
 
 namespace wo::db {
+
+namespace testing {
+std::function<void(uint64_t)> after_checkpoint_slice;
+}
+
 namespace {
 
 bool write_all(int fd, const std::string& buf) {
@@ -65,57 +70,156 @@ bool checkpoint_due(uint64_t used, uint64_t last, uint64_t floor, uint64_t ratio
   return ratio > 0 && used > ratio * last;
 }
 
-int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err) {
-  std::string tmp = log_path + ".compact";
+CheckpointFile::~CheckpointFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());  // not installed: a missed optimisation
+}
+
+bool CheckpointFile::create(const std::string& log_path, const Schema& schema, std::string* err) {
+  log_path_ = log_path;
+  tmp_ = log_path + ".compact";
   // O_EXCL: never truncate a file that appeared under this name (the open
   // deleted any stale one of ours).
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *err = "cannot create " + tmp + ": " + std::strerror(errno);
-    return -1;
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    *err = "cannot create " + tmp_ + ": " + std::strerror(errno);
+    return false;
   }
   // The header is durable before anything else is written, so after a crash
   // this file is either ours by its header or no longer than the header.
-  std::string buf = file_header(), payload;
-  int64_t total = static_cast<int64_t>(buf.size());
-  bool ok = write_all(fd, buf) && ::fsync(fd) == 0;
-  buf.clear();
-  auto flush = [&] {
-    ok = ok && write_all(fd, buf);
-    total += static_cast<int64_t>(buf.size());
-    buf.clear();
-  };
+  buf_ = file_header();
+  if (!write_buffered(err)) return false;
+  if (::fsync(fd_) != 0) {
+    *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string payload;
   put_u8(payload, kSchema);
   put_u32(payload, 0);
   put_u64(payload, kFormatVersion);
-  encode_schema(payload, store.schema());
-  append_frame(buf, payload);
-  for (size_t c = 0; c < store.size() && ok; ++c) {
-    const Table& t = store.table(static_cast<uint32_t>(c));
+  encode_schema(payload, schema);
+  append_frame(buf_, payload);
+  return true;
+}
+
+bool CheckpointFile::encode_slice(const Store& store) {
+  size_t rows = 0, looked = 0, start = buf_.size();
+  // Ids looked at per slice, so a table with few live rows among many
+  // deleted ids does not hold the lock for long either.
+  const size_t max_looked = 64 * kSliceRows;
+  for (; cls_ < store.size(); ++cls_, next_id_ = 1) {
+    const Table& t = store.table(cls_);
     const ClassDef& def = t.def();
     if (!def.durable()) continue;
-    t.each([&](int64_t id, Row* r) {
-      payload.clear();
-      put_u8(payload, kInsert);
-      put_u32(payload, def.id);
-      put_u64(payload, static_cast<uint64_t>(id));
-      encode_row(payload, def, r->slots());
-      append_frame(buf, payload);
-      if (buf.size() >= (1u << 20)) flush();  // plain writes; one fsync at the end
-    });
+    rows_.clear();
+    put_u8(rows_, kRows);
+    put_u32(rows_, def.id);
+    put_u64(rows_, 0);  // the count, patched below
+    uint64_t n = 0;
+    for (; next_id_ < t.next_id; ++next_id_) {
+      if (rows == kSliceRows || looked == max_looked || buf_.size() + rows_.size() - start >= kSliceBytes) break;
+      ++looked;
+      const Row* r = t.find(next_id_);
+      if (!r) continue;
+      put_u64(rows_, static_cast<uint64_t>(next_id_));
+      encode_row(rows_, def, r->slots());
+      ++n;
+      ++rows;
+    }
+    if (n > 0) {
+      patch_u64(rows_, 5, n);
+      append_frame(buf_, rows_);
+    }
+    if (next_id_ < t.next_id) break;  // the slice is full
   }
-  flush();
-  if (ok && ::fsync(fd) != 0) ok = false;
-  int saved = errno;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), log_path.c_str()) != 0) {
-    *err = "cannot write " + tmp + ": " + std::strerror(ok ? errno : saved);
-    ::unlink(tmp.c_str());
+  slices_++;
+  max_slice_rows_ = std::max<uint64_t>(max_slice_rows_, rows);
+  return cls_ == store.size();
+}
+
+bool CheckpointFile::write_buffered(std::string* err) {
+  if (!write_all(fd_, buf_)) {
+    *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
+    return false;
+  }
+  written_ += buf_.size();
+  buf_.clear();
+  return true;
+}
+
+namespace {
+
+void mark(std::string& out, uint8_t kind) {
+  std::string payload;
+  put_u8(payload, kind);
+  put_u32(payload, 0);
+  put_u64(payload, 0);
+  append_frame(out, payload);
+}
+
+}  // namespace
+
+void CheckpointFile::end_snapshot() { mark(buf_, kSnapshotEnd); }
+
+bool CheckpointFile::copy_log(int log_fd, uint64_t from, uint64_t to, std::string* err) {
+  if (!write_buffered(err)) return false;
+  std::string chunk;
+  while (from < to) {
+    chunk.resize(static_cast<size_t>(std::min<uint64_t>(to - from, uint64_t{1} << 20)));
+    ssize_t n = ::pread(log_fd, chunk.data(), chunk.size(), static_cast<off_t>(from));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *err = "cannot read the log " + log_path_ + ": " + std::strerror(n < 0 ? errno : EIO);
+      return false;
+    }
+    chunk.resize(static_cast<size_t>(n));
+    from += static_cast<uint64_t>(n);
+    buf_.swap(chunk);
+    bool ok = write_buffered(err);
+    buf_.swap(chunk);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool CheckpointFile::sync(std::string* err) {
+  if (!write_buffered(err)) return false;
+  if (::fdatasync(fd_) != 0) {
+    *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+int64_t CheckpointFile::install(std::string* err) {
+  mark(buf_, kCaughtUp);
+  if (!write_buffered(err)) return -1;
+  if (::fsync(fd_) != 0) {
+    *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
+    return -1;
+  }
+  ::close(fd_);
+  fd_ = -1;
+  if (::rename(tmp_.c_str(), log_path_.c_str()) != 0) {
+    *err = "cannot rename " + tmp_ + ": " + std::strerror(errno);
+    ::unlink(tmp_.c_str());
     return -1;
   }
   int derr = 0;
-  if (!fsync_parent_dir(log_path, &derr)) die_durability("fsync (directory, after checkpoint)", log_path, derr, 0);
-  return total;
+  if (!fsync_parent_dir(log_path_, &derr)) die_durability("fsync (directory, after checkpoint)", log_path_, derr, 0);
+  return static_cast<int64_t>(written_);
+}
+
+int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err) {
+  CheckpointFile cf;
+  if (!cf.create(log_path, store.schema(), err)) return -1;
+  for (bool done = false; !done;) {
+    done = cf.encode_slice(store);
+    if (!cf.write_buffered(err)) return -1;
+  }
+  cf.end_snapshot();
+  return cf.install(err);
 }
 
 }  // namespace wo::db

@@ -47,16 +47,25 @@ Engine& Engine::need(const WoSite* site) {
 Engine::Engine(Schema schema) : schema_(std::move(schema)), store_(&schema_) {}
 
 Engine::~Engine() {
+  {
+    std::lock_guard lk(ckpt_mu_);
+    ckpt_stop_ = true;
+  }
+  ckpt_abandon_ = true;  // an unfinished snapshot is dropped (the log is complete)
+  ckpt_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
   if (commit_) commit_->drain();
   if (wal_stats_ && commit_) {
     CommitStats s = commit_->stats();
     std::fprintf(stderr,
                  "walstats batches=%llu records=%llu peak_batch=%llu peak_staged=%llu compactions=%llu "
-                 "compact_us_max=%llu compact_us_total=%llu compacted_bytes=%llu\n",
+                 "compact_us_max=%llu compact_us_total=%llu compacted_bytes=%llu checkpoint_slices=%llu "
+                 "checkpoint_max_slice_rows=%llu\n",
                  (unsigned long long)s.batches, (unsigned long long)s.records, (unsigned long long)s.peak_batch,
                  (unsigned long long)s.peak_staged, (unsigned long long)compactions_,
                  (unsigned long long)compact_us_max_, (unsigned long long)compact_us_total_,
-                 (unsigned long long)compacted_bytes_);
+                 (unsigned long long)compacted_bytes_, (unsigned long long)ckpt_slices_,
+                 (unsigned long long)ckpt_max_slice_rows_);
     std::fflush(stderr);
   }
 }
@@ -132,7 +141,9 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
   ReplayResult res;
   bool ok = true;
   if (log_->size() > 0) {
-    void* map = ::mmap(nullptr, log_->size(), PROT_READ, MAP_PRIVATE, log_->fd(), 0);
+    // Populated: replay reads all of it, and one call maps the pages
+    // instead of a fault per 4 KiB page.
+    void* map = ::mmap(nullptr, log_->size(), PROT_READ, MAP_PRIVATE | MAP_POPULATE, log_->fd(), 0);
     if (map == MAP_FAILED) {
       *err = "cannot read the log " + path + ": " + std::strerror(errno);
       return 2;
@@ -140,8 +151,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     const auto* data = static_cast<const uint8_t*>(map);
     file = classify_file(data, log_->size());
     if (file.kind == FileKind::Store || file.kind == FileKind::Legacy) {
-      size_t start = file.kind == FileKind::Store ? kHeaderSize : 0;
-      ok = replay(data, log_->size(), start, path, schema_, store_, &res, err);
+      ok = replay(data, log_->size(), file.start, file.version, path, schema_, store_, &res, err, file.sum);
     }
     ::munmap(map, log_->size());
   }
@@ -159,7 +169,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
   if (file.kind == FileKind::Fresh) {
     log_->initialise();
   } else if (file.kind == FileKind::Legacy || (res.has_head && res.plan.head_differs)) {
-    // A log of the earlier format (it gains its header), a migration, a new
+    // A log of an earlier format (it gains the header or CRC-32C), a migration, a new
     // table or new indexes: rewrite the whole log under the program's head
     // before anything is appended to it.
     int64_t size = write_checkpoint(path, store_, err);
@@ -174,10 +184,13 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     if (res.plan.fields_changed) notice(quiet, "wo: schema migrated (" + path + ")");
     if (file.kind == FileKind::Legacy)
       notice(quiet, "wo: " + path + " upgraded to store file format " + std::to_string(kFileVersion) +
-                        " (it now starts with a header)");
+                        (file.version == 1 ? " (it now starts with a header)" : " (its frames now carry CRC-32C)"));
   } else {
     log_->set_end(res.end);
     head_written_ = res.has_head;
+    // A log that starts with a checkpoint: the ratio counts from it, so a
+    // restart does not rewrite a store that was just checkpointed.
+    last_compacted_ = res.snapshot_end;
     if (res.tail_dirty) log_->truncate_at_end();
   }
   commit_ = std::make_unique<GroupCommit>(log_.get());
@@ -210,49 +223,125 @@ const Field& Engine::field(const Table& t, uint32_t f, const WoSite* site) {
 }
 
 uint64_t Engine::stage_unit(std::string_view records, uint32_t nrec) {
-  if (head_written_) return commit_->stage(records, nrec);
+  if (head_written_) return last_staged_ = commit_->stage(records, nrec);
   std::string unit = head_;  // the lazily written head shares the first unit's frame
   unit.append(records);
-  uint64_t seq = commit_->stage(unit, nrec + 1);
+  last_staged_ = commit_->stage(unit, nrec + 1);
   head_written_ = true;
-  return seq;
+  return last_staged_;
 }
 
+// Run by the commit leader after each round: asks the checkpointer thread
+// for a checkpoint when the sizes say so (docs/decisions/0050). Nothing
+// else: the round's waiters are woken right after this returns.
 void Engine::after_batch() {
-  if (checkpoint_due(log_->end(), last_compacted_, ckpt_floor_, ckpt_ratio_)) compact(false);
+  if (ckpt_busy_.load(std::memory_order_acquire)) return;
+  if (!checkpoint_due(log_->end(), last_compacted_, ckpt_floor_, ckpt_ratio_)) return;
+  std::lock_guard lk(ckpt_mu_);
+  if (ckpt_stop_) return;
+  if (!checkpointer_.joinable()) {
+    try {
+      checkpointer_ = std::thread([this] { checkpointer_main(); });
+    } catch (const std::system_error&) {
+      last_compacted_ = log_->end();  // no thread: a missed optimisation, not retried every round
+      return;
+    }
+  }
+  ckpt_busy_ = true;
+  ckpt_want_ = true;
+  ckpt_cv_.notify_all();
 }
 
-// Stop-the-world: holds the write lock so nothing is applied or staged
-// meanwhile. Skipped while a transaction is open (its rows are in RAM but
-// must not be in a snapshot).
-bool Engine::compact(bool forced) {
-  auto t0 = std::chrono::steady_clock::now();
-  std::unique_lock lk(mu_);
-  if (owner_) return false;
-  std::string err;
-  int64_t size = write_checkpoint(log_->path(), store_, &err);
-  if (size < 0) {
-    if (!forced) last_compacted_ = log_->end();  // do not retry on every batch
-    return false;
+void Engine::checkpointer_main() {
+  std::unique_lock lk(ckpt_mu_);
+  for (;;) {
+    ckpt_cv_.wait(lk, [&] { return ckpt_want_ || ckpt_stop_; });
+    if (ckpt_stop_) break;
+    ckpt_want_ = false;
+    lk.unlock();
+    checkpoint(false);
+    lk.lock();
+    ckpt_busy_ = false;
+    ckpt_cv_.notify_all();
   }
-  if (!log_->reopen(static_cast<uint64_t>(size), &err)) die_durability("open (after checkpoint)", log_->path(), errno, 0);
-  commit_->absorb_staged();  // the snapshot holds every staged unit
-  head_written_ = true;
-  last_compacted_ = static_cast<uint64_t>(size);
+  ckpt_busy_ = false;
+  ckpt_cv_.notify_all();
+}
+
+void Engine::wait_checkpoint_idle() {
+  std::unique_lock lk(ckpt_mu_);
+  ckpt_cv_.wait(lk, [&] { return !ckpt_busy_.load() || ckpt_stop_; });
+}
+
+CheckpointStats Engine::checkpoint_stats() {
+  std::lock_guard lk(ckpt_run_mu_);
+  return CheckpointStats{compactions_, ckpt_slices_, ckpt_max_slice_rows_, CheckpointFile::kSliceRows};
+}
+
+// Writers are held back only while a slice is encoded (at most kSliceRows
+// rows under the read lock) and while the leader installs the file (the
+// copy of the log's last bytes, two fsyncs and a rename: about one group
+// commit). Skipped while the calling thread has a transaction open (its
+// rows are in RAM but must not be in a snapshot); another thread's open
+// transaction is waited out by each slice's lock_read.
+bool Engine::checkpoint(bool forced) {
+  if (t_tx) return false;
+  std::lock_guard run(ckpt_run_mu_);
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    auto lk = lock_read();
+    // No durable write yet: the store holds no durable row and the log is
+    // its header alone; nothing to compact (and the head, staged with the
+    // first write, must not follow a checkpoint's own).
+    if (!head_written_) return forced;
+  }
+  std::string err;
+  auto missed = [&] {
+    if (!forced) commit_->run_as_leader([&] { last_compacted_ = log_->end(); });  // not retried every round
+    return false;
+  };
+  uint64_t start = 0, copied = 0, need = 0;
+  commit_->run_as_leader([&] { start = log_->end(); });  // read with no round in flight
+  CheckpointFile cf;
+  if (!cf.create(log_->path(), schema_, &err)) return missed();
+  for (bool done = false; !done;) {
+    {
+      auto lk = lock_read();
+      done = cf.encode_slice(store_);
+      if (done) need = last_staged_;  // every change a slice saw was staged by now
+    }
+    if (ckpt_abandon_.load() || !cf.write_buffered(&err)) return missed();
+    if (testing::after_checkpoint_slice) testing::after_checkpoint_slice(cf.slices());
+  }
+  cf.end_snapshot();
+  commit_->wait(need);  // ... and is in the log once this returns
+  commit_->run_as_leader([&] { copied = log_->end(); });
+  if (!cf.copy_log(log_->fd(), start, copied, &err) || !cf.sync(&err)) return missed();
+  int64_t size = -1;
+  commit_->run_as_leader([&] {
+    // No round runs meanwhile: the log's end stays put while its last bytes
+    // are copied and the new file takes its place.
+    if (!cf.copy_log(log_->fd(), copied, log_->end(), &err)) return;
+    size = cf.install(&err);
+    if (size < 0) return;
+    if (!log_->reopen(static_cast<uint64_t>(size), &err)) die_durability("open (after checkpoint)", log_->path(), errno, 0);
+    last_compacted_ = static_cast<uint64_t>(size);
+  });
+  if (size < 0) return missed();
   auto us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
   compactions_++;
   compact_us_total_ += us;
   compact_us_max_ = std::max(compact_us_max_, us);
   compacted_bytes_ += static_cast<uint64_t>(size);
+  ckpt_slices_ += cf.slices();
+  ckpt_max_slice_rows_ = std::max(ckpt_max_slice_rows_, cf.max_slice_rows());
   return true;
 }
 
 bool Engine::checkpoint_now() {
   if (!log_) return false;
-  bool ok = false;
-  commit_->run_as_leader([&] { ok = compact(true); });
-  return ok;
+  return checkpoint(true);
 }
 
 }  // namespace wo::db

@@ -12,12 +12,15 @@
 // statements applied but not yet durable (the group-commit window), exactly
 // as in orig (§1.11): replies to reads are not held.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "group_commit.h"
 #include "log_file.h"
@@ -28,6 +31,14 @@
 namespace wo::db {
 
 struct Tx;
+
+// What the checkpoints of this process did (walstats, tests).
+struct CheckpointStats {
+  uint64_t done = 0;            // installed
+  uint64_t slices = 0;          // times the store lock was taken for the snapshot
+  uint64_t max_slice_rows = 0;  // most rows encoded under one taking of the lock
+  uint64_t rows_limit = 0;      // the bound on that (CheckpointFile::kSliceRows)
+};
 
 class Engine {
  public:
@@ -62,6 +73,9 @@ class Engine {
     if (commit_ && !commit_->want(seq)) commit_->wait_durable(seq);
   }
   GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
+  CheckpointStats checkpoint_stats();
+  // Tests: wait until no automatic checkpoint is running or requested.
+  void wait_checkpoint_idle();
 
   ~Engine();
 
@@ -80,7 +94,11 @@ class Engine {
   uint64_t stage_unit(std::string_view records, uint32_t nrec);
   uint64_t log_write(Tx* tx, bool log, const std::string& rec);
   void after_batch();          // checkpoint trigger, run by the commit leader
-  bool compact(bool forced);   // leader only
+  // A fuzzy checkpoint (checkpoint.h): the snapshot in slices under the read
+  // lock, the log written meanwhile copied after it, installed as the
+  // leader. Any thread but a commit leader; one at a time.
+  bool checkpoint(bool forced);
+  void checkpointer_main();    // the thread that runs automatic checkpoints
   void undo(Tx& tx);
   void ensure_ordered(Table& t, uint32_t index);  // the ordered side of a unique index, on first use
 
@@ -95,11 +113,21 @@ class Engine {
   std::condition_variable_any gate_;
   Tx* owner_ = nullptr;                   // the open transaction holding the store
 
+  uint64_t last_staged_ = 0;              // the seq of the last unit staged (under the write lock)
+
   uint64_t ckpt_floor_ = uint64_t{4} << 20;
   uint64_t ckpt_ratio_ = 3;
-  uint64_t last_compacted_ = 0;
+  uint64_t last_compacted_ = 0;           // the commit leader's (checkpoints install as the leader)
   bool wal_stats_ = false;
+  std::mutex ckpt_run_mu_;                // one checkpoint at a time; guards the figures below
   uint64_t compactions_ = 0, compact_us_max_ = 0, compact_us_total_ = 0, compacted_bytes_ = 0;
+  uint64_t ckpt_slices_ = 0, ckpt_max_slice_rows_ = 0;
+  std::mutex ckpt_mu_;                    // the checkpointer's requests
+  std::condition_variable ckpt_cv_;
+  bool ckpt_want_ = false, ckpt_stop_ = false;
+  std::atomic<bool> ckpt_busy_{false};    // requested or running: the trigger waits
+  std::atomic<bool> ckpt_abandon_{false}; // closing: stop between slices
+  std::thread checkpointer_;
 };
 
 // wo_db_sort_keys: `ids` sorted in place by computed keys (reads.cpp). Needs no store.

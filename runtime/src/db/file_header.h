@@ -9,15 +9,25 @@
 // like this and a text-mode copy is caught). Frames (frame.h) follow it.
 // Version 1 is the log of before the header: frames from offset 0, still
 // read (recognised by a valid first frame) and rewritten with a header.
+// Version 2 is the header with frames under the IEEE CRC-32; version 3 sums
+// them with CRC-32C (docs/decisions/0054): a version-2 file is read with its
+// own CRC and rewritten in the current format, like a version-1 one.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "frame.h"
+
 namespace wo::db {
 
 inline constexpr size_t kHeaderSize = 16;
-inline constexpr uint32_t kFileVersion = 2;  // 1: the headerless log (frames from offset 0)
+inline constexpr uint32_t kFileVersion = 3;  // 1: the headerless log (frames from offset 0)
+// 2: header + frames of kinds 1-6 under the IEEE CRC-32; 3 adds the
+// checkpoint frames (frame.h) and sums every frame with CRC-32C. A file of
+// version 2 is read under its own CRC and rewritten as version 3 at open
+// (the Legacy path), so no file ever mixes the two checksums and a runtime
+// that reads only version 2 refuses the file instead of misreading it.
 
 // The header this runtime writes.
 std::string file_header();
@@ -27,7 +37,8 @@ enum class FileKind {
   Fresh,    // empty, or a header torn while it was created (shorter than or
             // as long as the header, every byte ours or zero): initialise it
   Store,    // our header, this version: frames from kHeaderSize
-  Legacy,   // version 1: a valid frame at offset 0; replay from 0, then rewrite
+  Legacy,   // an earlier version (1: a valid frame at offset 0; 2: our header
+            // with IEEE CRCs): replay it from `start` under `sum`, then rewrite
   Newer,    // our magic with a version this runtime does not read
   Damaged,  // our magic with a version or flags no runtime ever wrote
   Foreign,  // anything else: not ours, never touched
@@ -35,7 +46,9 @@ enum class FileKind {
 
 struct FileCheck {
   FileKind kind;
-  uint32_t version = 0;  // Store / Newer / Damaged: the header's version
+  uint32_t version = 0;  // Store / Legacy / Newer / Damaged: the file's format
+  size_t start = kHeaderSize;         // Store / Legacy: where the frames begin
+  FrameSum sum = FrameSum::Crc32c;    // Store / Legacy: their checksum
 };
 
 FileCheck classify_file(const uint8_t* data, size_t size);

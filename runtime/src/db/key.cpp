@@ -14,12 +14,15 @@ void put_be64(std::string& out, uint64_t v) {
 }
 
 void put_text(std::string& out, const char* p, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) {
-    out.push_back(p[i]);
-    if (p[i] == '\0') out.push_back('\xFF');
+  if (n == 0 || !std::memchr(p, 0, n)) {
+    out.append(p, n);  // the common case: nothing to escape, one copy
+  } else {
+    for (uint64_t i = 0; i < n; ++i) {
+      out.push_back(p[i]);
+      if (p[i] == '\0') out.push_back('\xFF');
+    }
   }
-  out.push_back('\0');
-  out.push_back('\0');
+  out.append("\0\0", 2);
 }
 
 // `bytes` is NULL for non-blob kinds.
@@ -44,6 +47,20 @@ void append(std::string& out, const Field& f, uint64_t w, const char* bytes, uin
 }
 
 }  // namespace
+
+bool key_equals(const Field& f, uint64_t w, std::string_view key) {
+  if (!f.nullable && is_blob(f.kind)) {  // compare in place: the common unique Text key
+    const char* p = w ? as_blob(w)->bytes() : nullptr;
+    uint64_t n = w ? as_blob(w)->len : 0;
+    if (n == 0 || !std::memchr(p, 0, n))  // nothing escaped: the key is the bytes and 0x00 0x00
+      return key.size() == n + 2 && (n == 0 || std::memcmp(key.data(), p, n) == 0) && key[n] == '\0' &&
+             key[n + 1] == '\0';
+  }
+  thread_local std::string k;
+  k.clear();
+  append_key(k, f, w);
+  return std::string_view(k) == key;
+}
 
 uint64_t canonical_float(uint64_t bits) {
   double d;

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "row.h"
 #include "schema.h"
@@ -24,6 +25,10 @@ namespace wo::db {
 void append_key(std::string& out, const Field& f, uint64_t engine_word);
 // One column from an ABI word (blobs as WoText*/WoBytes*): probe keys.
 void append_key_abi(std::string& out, const Field& f, uint64_t abi_word);
+
+// Whether the key of one column holding engine word `w` is `key` (what
+// append_key would write), without building it where that can be avoided.
+bool key_equals(const Field& f, uint64_t engine_word, std::string_view key);
 
 // The Float bits an index sees: -0.0 as 0.0, every NaN as 0x7FF8000000000000.
 uint64_t canonical_float(uint64_t bits);

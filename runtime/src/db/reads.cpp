@@ -54,8 +54,7 @@ It past(const OrderedIndex& s, const std::string& key) { return s.lower_bound(ke
 template <class F>
 void each_equal(const Table& t, const TableIndex* ix, uint32_t field, const std::string& key, bool key_nil, F&& f) {
   if (ix && ix->def->unique && !key_nil) {
-    auto it = ix->unique.find(std::string_view(key));
-    if (it != ix->unique.end()) f(it->second);
+    if (int64_t id = t.unique_find(*ix, key, key_hash(key))) f(id);
     return;
   }
   if (ix && ix->ordered_ready) {

@@ -1,6 +1,12 @@
 // Log replay (see replay.h).
 #include "replay.h"
 
+#include <atomic>
+#include <exception>
+#include <system_error>
+#include <thread>
+
+#include "bulk_index.h"
 #include "codec.h"
 #include "frame.h"
 #include "row.h"
@@ -10,42 +16,166 @@ namespace {
 
 class Replayer {
  public:
-  Replayer(const Schema& program, Store& store, ReplayResult* out)
-      : program_(program), store_(store), out_(out), max_id_(store.size(), 0) {}
+  Replayer(const Schema& program, Store& store, ReplayResult* out, bool v3)
+      : program_(program), store_(store), out_(out), v3_(v3), max_id_(store.size(), 0) {}
 
   // Applies one frame's payload; a message for the corruption otherwise.
-  bool frame(std::string_view payload, std::string* why) {
+  bool frame(std::string_view payload, size_t end, std::string* why) {
     Reader r(payload);
     uint8_t kind = r.u8();
-    r.u32();
+    uint32_t cls = r.u32();
     uint64_t count = r.u64();
     if (!r.ok()) return fail(why, "truncated record header");
-    if (kind != kGroup) return record(payload, why);
-    for (uint64_t i = 0; i < count; ++i) {
-      uint32_t len = r.u32();
-      std::string_view sub = r.bytes(len);
-      if (!r.ok()) return fail(why, "truncated group");
-      if (!record(sub, why)) return false;
+    switch (kind) {
+      case kGroup:
+        for (uint64_t i = 0; i < count; ++i) {
+          uint32_t len = r.u32();
+          std::string_view sub = r.bytes(len);
+          if (!r.ok()) return fail(why, "truncated group");
+          if (!record(sub, why)) return false;
+        }
+        return r.done() || fail(why, "trailing bytes in a group");
+      case kRows: {
+        if (!v3_ || !out_->has_head || phase_ != Phase::Snapshot) return fail(why, "rows outside a snapshot");
+        const ClassMap* m = target(cls, why);
+        if (!m) return false;
+        blocks_.push_back(Block{payload.substr(r.pos()), m, count, {}, {}, {}});
+        out_->records += count;
+        return true;
+      }
+      case kSnapshotEnd:
+        if (!v3_ || !out_->has_head || phase_ != Phase::Snapshot || !r.done()) return fail(why, "misplaced snapshot end");
+        phase_ = Phase::CatchingUp;
+        return load_blocks(why);
+      case kCaughtUp:
+        if (!v3_ || phase_ != Phase::CatchingUp || !r.done()) return fail(why, "misplaced caught-up mark");
+        phase_ = Phase::Log;
+        out_->snapshot_end = end;
+        return true;
+      default: return record(payload, why);
     }
-    return r.done() || fail(why, "trailing bytes in a group");
   }
 
   // Whether the failure came from comparing the head with the program (a
   // refused migration) rather than from damaged records.
   bool refused() const { return refused_; }
 
-  void finish() {
+  // The ids, the indexes (in bulk) and the ref counts.
+  bool finish(std::string* why) {
+    if (!blocks_.empty() && !load_blocks(why)) return false;  // a snapshot without its end (not written so)
     for (size_t c = 0; c < store_.size(); ++c) {
       Table& t = store_.table(static_cast<uint32_t>(c));
       t.next_id = std::max(t.next_id, max_id_[c] + 1);
     }
+    if (!build_indexes(store_, why)) return false;
     store_.recount();
+    return true;
   }
 
  private:
+  // Where a frame may be: in a checkpoint's snapshot, in the log bytes copied
+  // after it (idempotent), or in the log.
+  enum class Phase { Snapshot, CatchingUp, Log };
+
   static bool fail(std::string* why, std::string msg) {
     *why = std::move(msg);
     return false;
+  }
+  static std::string where(const Table& t, int64_t id) { return " (" + t.def().name + " id " + std::to_string(id) + ")"; }
+
+  // The class a record names, mapped onto the program's.
+  const ClassMap* target(uint32_t cls, std::string* why) {
+    auto m = out_->plan.by_log_id.find(cls);
+    if (m == out_->plan.by_log_id.end()) {
+      fail(why, "record of unknown class id " + std::to_string(cls));
+      return nullptr;
+    }
+    return &m->second;
+  }
+
+  // `row` becomes row `id` of `t` (any row there before is freed).
+  void put(Table& t, uint32_t target, int64_t id, Row* row) {
+    if (t.find(id)) row_free(t.def(), t.take(id));
+    t.put(id, row);
+    max_id_[target] = std::max(max_id_[target], id);
+  }
+
+  // A snapshot's ROWS frame, decoded once every block is known.
+  struct Block {
+    std::string_view body;  // n times `id:u64 row`
+    const ClassMap* map;
+    uint64_t count;
+    std::vector<std::pair<int64_t, Row*>> rows;
+    std::string why;
+    std::exception_ptr error;  // an OOM trap on the helper thread
+  };
+
+  void decode(Block& b) {
+    try {
+      const ClassDef& from = log_schema_.classes[b.map->log_index];
+      const Table& t = store_.table(b.map->target);
+      Reader r(b.body);
+      b.rows.reserve(static_cast<size_t>(std::min<uint64_t>(b.count, b.body.size() / 8)));
+      for (uint64_t i = 0; i < b.count; ++i) {
+        auto id = static_cast<int64_t>(r.u64());
+        if (!r.ok() || id < 1) {
+          b.why = "bad row id in a snapshot" + where(t, id);
+          return;
+        }
+        Row* row = decode_row(r, from, t.def(), b.map->to);
+        if (!row) {
+          b.why = "undecodable row" + where(t, id);
+          return;
+        }
+        b.rows.emplace_back(id, row);
+      }
+      if (!r.done()) b.why = "trailing bytes in a snapshot block";
+    } catch (...) {
+      b.error = std::current_exception();
+    }
+  }
+
+  // The snapshot's rows into their tables: the blocks are decoded on two
+  // threads (each row is its own allocations; the tables are not touched),
+  // then put in file order on this one.
+  bool load_blocks(std::string* why) {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < blocks_.size();) decode(blocks_[i]);
+    };
+    std::thread helper;
+    if (blocks_.size() > 1 && std::thread::hardware_concurrency() > 1) {
+      try {
+        helper = std::thread(work);
+      } catch (const std::system_error&) {  // no thread: this one decodes them all
+      }
+    }
+    work();
+    if (helper.joinable()) helper.join();
+    bool ok = true;
+    std::exception_ptr error;
+    for (Block& b : blocks_) {
+      Table& t = store_.table(b.map->target);
+      for (auto& [id, row] : b.rows) {
+        if (ok && t.find(id)) {
+          *why = "a snapshot holds a row twice" + where(t, id);
+          ok = false;
+        }
+        if (ok)
+          put(t, b.map->target, id, row);
+        else
+          row_free(t.def(), row);
+      }
+      if (ok && b.error) error = b.error;
+      if (ok && !b.why.empty()) {
+        *why = b.why;
+        ok = false;
+      }
+      if (error) ok = false;
+    }
+    blocks_.clear();
+    if (error) std::rethrow_exception(error);
+    return ok;
   }
 
   bool record(std::string_view payload, std::string* why) {
@@ -54,81 +184,81 @@ class Replayer {
     uint32_t cls = r.u32();
     int64_t id = static_cast<int64_t>(r.u64());
     if (!r.ok()) return fail(why, "truncated record header");
+    bool lenient = phase_ == Phase::CatchingUp;
     // The head is the log's first record, alone or first in the first group
-    // (it is staged lazily with the first durable write).
+    // (it is staged lazily with the first durable write). A log copied after
+    // a snapshot may hold this process's head again: it is the snapshot's.
     bool first = !out_->has_head;
+    if (lenient && !first && kind == kSchema) return true;
     if (first != (kind == kSchema)) return fail(why, first ? "the log does not start with a schema record" : "a second schema record");
     if (first) {
       if (!decode_schema(r, &log_schema_)) return fail(why, "undecodable schema record");
       out_->has_head = true;
       refused_ = !plan_migration(log_schema_, program_, &out_->plan, why);
+      if (!v3_) phase_ = Phase::Log;  // no snapshot frames in older files
       return !refused_;
     }
-    auto m = out_->plan.by_log_id.find(cls);
-    if (m == out_->plan.by_log_id.end()) return fail(why, "record of unknown class id " + std::to_string(cls));
-    const ClassDef& from = log_schema_.classes[m->second.log_index];
-    Table& t = store_.table(m->second.target);
-    const ClassDef& to = t.def();
-    std::string where = " (" + to.name + " id " + std::to_string(id) + ")";
+    if (phase_ == Phase::Snapshot) phase_ = Phase::Log;  // a log without a snapshot
+    const ClassMap* m = target(cls, why);
+    if (!m) return false;
+    const ClassDef& from = log_schema_.classes[m->log_index];
+    Table& t = store_.table(m->target);
     out_->records++;
     switch (kind) {
       case kInsert:
       case kUpdate: {
-        if (id < 1) return fail(why, "bad row id" + where);
-        Row* row = decode_row(r, from, to, m->second.to);
+        if (id < 1) return fail(why, "bad row id" + where(t, id));
+        Row* row = decode_row(r, from, t.def(), m->to);
         if (!row || !r.done()) {
-          row_free(to, row);
-          return fail(why, "undecodable row" + where);
+          row_free(t.def(), row);
+          return fail(why, "undecodable row" + where(t, id));
         }
         Row* old = t.find(id);
-        if (kind == kInsert && old) {
-          row_free(to, row);
-          return fail(why, "insert re-creates an existing row" + where);
+        if (!lenient && kind == kInsert && old) {
+          row_free(t.def(), row);
+          return fail(why, "insert re-creates an existing row" + where(t, id));
         }
-        if (kind == kUpdate && !old) {
-          row_free(to, row);
-          return fail(why, "update of a missing row" + where);
+        if (!lenient && kind == kUpdate && !old) {
+          row_free(t.def(), row);
+          return fail(why, "update of a missing row" + where(t, id));
         }
-        if (const TableIndex* ix = t.unique_conflict(row->slots(), id)) {
-          row_free(to, row);
-          return fail(why, "unique index " + ix->label + " violated" + where);
-        }
-        if (old) row_free(to, store_.detach(t, id));
-        store_.attach(t, id, row);
-        max_id_[m->second.target] = std::max(max_id_[m->second.target], id);
+        put(t, m->target, id, row);
         return true;
       }
       case kRemove:
-        if (!t.find(id)) return fail(why, "remove of a missing row" + where);
-        if (!r.done()) return fail(why, "remove with a body" + where);
-        row_free(to, store_.detach(t, id));
+        if (!r.done()) return fail(why, "remove with a body" + where(t, id));
+        if (!t.find(id)) return lenient || fail(why, "remove of a missing row" + where(t, id));
+        row_free(t.def(), t.take(id));
         return true;
-      default: return fail(why, "unknown record kind " + std::to_string(kind) + where);  // GROUP inside GROUP too
+      default: return fail(why, "unknown record kind " + std::to_string(kind) + where(t, id));  // GROUP inside GROUP too
     }
   }
 
   const Schema& program_;
   Store& store_;
   ReplayResult* out_;
+  bool v3_;
+  Phase phase_ = Phase::Snapshot;
   Schema log_schema_;
   std::vector<int64_t> max_id_;
   bool refused_ = false;
+  std::vector<Block> blocks_;  // ROWS frames not yet decoded
 };
 
 }  // namespace
 
-bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
-            Store& store, ReplayResult* out, std::string* err) {
+bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, const std::string& path,
+            const Schema& program, Store& store, ReplayResult* out, std::string* err, FrameSum sum) {
   *out = ReplayResult{};
   store.set_counting(false);
-  Replayer rp(program, store, out);
+  Replayer rp(program, store, out, version >= 3);
   size_t off = start;
   for (;;) {
     std::string_view payload;
     size_t next;
-    if (!read_frame(data, size, off, &payload, &next)) {
+    if (!read_frame(data, size, off, &payload, &next, sum)) {
       size_t at;
-      if (find_valid_frame_after(data, size, off, &at)) {
+      if (find_valid_frame_after(data, size, off, &at, sum)) {
         *err = "the log " + path + " is corrupt at offset " + std::to_string(off) +
                " (a damaged record followed by a valid one at offset " + std::to_string(at) +
                "); refusing to start";
@@ -137,7 +267,7 @@ bool replay(const uint8_t* data, size_t size, size_t start, const std::string& p
       break;  // the torn tail (or the zero-filled preallocation)
     }
     std::string why;
-    if (!rp.frame(payload, &why)) {
+    if (!rp.frame(payload, next, &why)) {
       if (rp.refused()) {  // a refused migration, not corruption
         *err = why + " (log " + path + ")";
       } else {
@@ -154,7 +284,11 @@ bool replay(const uint8_t* data, size_t size, size_t start, const std::string& p
       out->tail_dirty = true;
       break;
     }
-  rp.finish();
+  std::string why;
+  if (!rp.finish(&why)) {
+    *err = "replay found corruption beyond a torn tail: " + path + ": " + why;
+    return false;
+  }
   return true;
 }
 

@@ -1,7 +1,16 @@
 // Boot recovery (runtime.md §1.12): scan the log's frames from `start` (past
-// the file header; 0 in a log of the earlier format) and
-// apply them to the store through the same attach/detach path as live
-// writes, so every index is rebuilt as it was.
+// the file header; 0 in a log of the earlier format) and apply them to the
+// tables' rows; then every index is built once from the final rows
+// (bulk_index.h) and the ref counts are recounted. Rows and indexes end as
+// live writes through attach/detach would have left them; a unique key held
+// by two rows at the end is corruption (a log the store wrote never has one).
+//
+// A checkpoint (file format 3, checkpoint.h) starts with ROWS frames (a
+// snapshot taken in slices while writers went on), then SNAPSHOT_END, the log
+// bytes written meanwhile, and CAUGHT_UP. Between those two marks records are
+// applied idempotently, as full row images: INSERT and UPDATE put the row
+// whatever was there, REMOVE of a missing row and the lazily written schema
+// head are no-ops. Everywhere else the strict rules below hold.
 //
 // The end of the log is the first frame that is short, has len 0, fails its
 // CRC or lacks its mark. That is a torn tail (the one write in flight at the
@@ -16,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "frame.h"
 #include "migrate.h"
 #include "schema.h"
 #include "store.h"
@@ -29,9 +39,14 @@ struct ReplayResult {
   MigrationPlan plan;        // how the head relates to the program
   uint64_t frames = 0;
   uint64_t records = 0;
+  uint64_t snapshot_end = 0; // end of the checkpoint's frames through CAUGHT_UP (0: none)
 };
 
-bool replay(const uint8_t* data, size_t size, size_t start, const std::string& path, const Schema& program,
-            Store& store, ReplayResult* out, std::string* err);
+// `version`: the file header's (1: headerless); the checkpoint frames are
+// read only in files of version 3 and later. `sum`: the checksum the file's
+// frames carry (FileCheck::sum).
+bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, const std::string& path,
+            const Schema& program, Store& store, ReplayResult* out, std::string* err,
+            FrameSum sum = FrameSum::Crc32c);
 
 }  // namespace wo::db

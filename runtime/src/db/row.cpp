@@ -96,7 +96,14 @@ size_t encoded_row_size(const ClassDef& c, const uint64_t* slots) {
 
 Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map) {
   Row* row = row_alloc(to);
-  std::vector<bool> filled(to.fields.size(), false);
+  // Which `to` fields the log filled: a word of bits for up to 64 fields
+  // (boot decodes a row per record; a heap vector each time showed up).
+  uint64_t small = 0;
+  std::vector<bool> big(to.fields.size() > 64 ? to.fields.size() : 0, false);
+  auto fill = [&](size_t f) {
+    if (f < 64) small |= uint64_t{1} << f; else big[f] = true;
+  };
+  auto filled = [&](size_t f) { return f < 64 ? (small >> f & 1) != 0 : static_cast<bool>(big[f]); };
   for (size_t i = 0; i < from.fields.size() && r.ok(); ++i) {
     uint64_t w;
     if (!is_blob(from.fields[i].kind)) {
@@ -117,7 +124,7 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
     }
     if (map[i] >= 0) {
       row->slots()[map[i]] = w;
-      filled[map[i]] = true;
+      fill(static_cast<size_t>(map[i]));
     }
   }
   if (!r.ok()) {
@@ -125,7 +132,7 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
     return nullptr;
   }
   for (size_t i = 0; i < to.fields.size(); ++i)
-    if (!filled[i]) row->slots()[i] = zero_word(to.fields[i]);
+    if (!filled(i)) row->slots()[i] = zero_word(to.fields[i]);
   return row;
 }
 

@@ -73,6 +73,13 @@ uint64_t Store::set_field(Table& t, int64_t id, uint32_t f, uint64_t w) {
 }
 
 void Store::recount() {
+  bool refs = false;  // no ref field anywhere: every count is the 0 rows start with
+  for (const ClassDef& c : schema_->classes)
+    for (const Field& f : c.fields) refs = refs || f.kind == Kind::Ref;
+  if (!refs) {
+    counting_ = true;
+    return;
+  }
   for (auto& t : tables_) t->each([](int64_t, Row* r) { r->inbound = 0; });
   counting_ = true;
   for (auto& t : tables_) t->each([&](int64_t, Row* r) { count_refs(t->def(), r->slots(), +1); });

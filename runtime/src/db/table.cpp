@@ -72,10 +72,28 @@ const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, in
     if (!ix.def->unique || (field >= 0 && !ix.covers(static_cast<uint32_t>(field)))) continue;
     if (key_has_nil(ix, slots)) continue;
     key_of(ix, slots, key);
-    auto it = ix.unique.find(std::string_view(key));
-    if (it != ix.unique.end() && it->second != self) return &ix;
+    int64_t at = unique_find(ix, key, key_hash(key));
+    if (at != 0 && at != self) return &ix;
   }
   return nullptr;
+}
+
+int64_t Table::unique_find(const TableIndex& ix, std::string_view key, uint64_t h) const {
+  if (ix.def->cols.size() == 1) {
+    const Field& f = def_->fields[ix.def->cols[0]];
+    uint32_t c = ix.def->cols[0];
+    return ix.unique.find(h, [&](int64_t id) {
+      const Row* r = find(id);
+      return r && key_equals(f, r->slots()[c], key);
+    });
+  }
+  thread_local std::string other;
+  return ix.unique.find(h, [&](int64_t id) {
+    const Row* r = find(id);
+    if (!r) return false;
+    key_of(ix, r->slots(), other);
+    return std::string_view(other) == key;
+  });
 }
 
 const TableIndex* Table::index_on(uint32_t field) const {
@@ -89,20 +107,15 @@ void Table::index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots) {
   std::string key;
   key_of(ix, slots, key);
   bool hashed = ix.def->unique && !key_has_nil(ix, slots);
+  uint64_t h = hashed ? key_hash(key) : 0;
   if (hashed) {
-    if (!ix.ordered_ready) {
-      ix.unique.emplace(std::move(key), id);
-      return;
-    }
-    ix.unique.emplace(key, id);
+    ix.unique.insert(h, id);
+    if (!ix.ordered_ready) return;
   }
   try {
     ix.ordered.insert(std::move(key), id);
   } catch (...) {
-    if (hashed) {
-      key_of(ix, slots, key);
-      ix.unique.erase(key);
-    }
+    if (hashed) ix.unique.erase(h, id);
     throw;
   }
 }
@@ -110,10 +123,7 @@ void Table::index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots) {
 void Table::index_remove_from(TableIndex& ix, int64_t id, const uint64_t* slots) {
   std::string key;
   key_of(ix, slots, key);
-  if (ix.def->unique && !key_has_nil(ix, slots)) {
-    auto it = ix.unique.find(std::string_view(key));
-    if (it != ix.unique.end() && it->second == id) ix.unique.erase(it);
-  }
+  if (ix.def->unique && !key_has_nil(ix, slots)) ix.unique.erase(key_hash(key), id);
   if (ix.ordered_ready) ix.ordered.erase(key, id);
 }
 

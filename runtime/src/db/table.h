@@ -12,27 +12,22 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "key.h"
 #include "ordered.h"
 #include "row.h"
 #include "schema.h"
+#include "unique_hash.h"
 
 namespace wo::db {
-
-struct StrHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
 
 struct TableIndex {
   const IndexDef* def;
   std::string label;   // `<table>.<field>` or `<table>.(<a>, <b>)`, for the UNIQUE message
   OrderedIndex ordered;
   bool ordered_ready = false;   // maintained (always for non-unique indexes)
-  std::unordered_map<std::string, int64_t, StrHash, std::equal_to<>> unique;  // unique indexes only
+  UniqueHash unique;   // unique indexes only: keys without a nil column
 
   bool covers(uint32_t field) const;
   bool single(uint32_t field) const { return def->cols.size() == 1 && def->cols[0] == field; }
@@ -75,6 +70,10 @@ class Table {
   // `self` (0: a new row), looking only at indexes covering `field` when
   // field >= 0. NULL when there is none.
   const TableIndex* unique_conflict(const uint64_t* slots, int64_t self, int field = -1) const;
+
+  // The id of the row whose key in unique index `ix` is `key` (encoded,
+  // key.h; `h` its key_hash), or 0. Candidates are confirmed on their rows.
+  int64_t unique_find(const TableIndex& ix, std::string_view key, uint64_t h) const;
 
   // The index on exactly `field` (a unique one preferred), or NULL.
   const TableIndex* index_on(uint32_t field) const;

@@ -3,6 +3,7 @@
 // yet, no id taken), encode the record, apply to RAM, and stage the record
 // (or hand it to the open transaction with an undo entry); then, outside the
 // lock, wait for group commit.
+#include <algorithm>
 #include <vector>
 
 #include "../trap.h"
@@ -41,6 +42,13 @@ struct RowHold {
   Row* row;
   ~RowHold() { row_free(c, row); }
 };
+// Room for one more undo entry, so recording it after the change cannot
+// fail. Geometric: reserve(size() + 1) reallocated the whole log on every
+// statement, which made a transaction quadratic in its rows.
+void reserve_undo(Tx& tx) {
+  if (tx.undo.size() == tx.undo.capacity()) tx.undo.reserve(std::max<size_t>(16, tx.undo.capacity() * 2));
+}
+
 struct WordHold {
   const Field& f;
   uint64_t w;
@@ -84,7 +92,7 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
       end_record(rec, at);
       check_size(rec, site);
     }
-    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    if (tx) reserve_undo(*tx);
     store_.attach(t, id, hold.row);
     hold.row = nullptr;
     t.next_id = id + 1;
@@ -122,7 +130,7 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
       end_record(rec, at);
       check_size(rec, site);
     }
-    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    if (tx) reserve_undo(*tx);
     uint64_t old = store_.set_field(t, id, f, hold.w);
     hold.w = old;  // the hold now frees the old value, unless the transaction keeps it
     if (tx) {
@@ -148,7 +156,7 @@ void Engine::remove(uint32_t cls, int64_t id, const WoSite* site) {
     std::string& rec = t_record;
     rec.clear();
     if (log) end_record(rec, begin_record(rec, kRemove, c.id, static_cast<uint64_t>(id)));
-    if (tx) tx->undo.reserve(tx->undo.size() + 1);
+    if (tx) reserve_undo(*tx);
     Row* gone = store_.detach(t, id);
     if (tx)
       tx->undo.push_back(Undo{Undo::Delete, cls, 0, id, 0, gone});

@@ -1,0 +1,116 @@
+// The hash side of a unique index: open addressing with linear probing over
+// flat (hash, id) slots, 16 bytes each. Keys are not stored: a candidate
+// whose full 64-bit hash matches is confirmed by the caller against the
+// row's own key (Table::unique_find), so a probe touches one slot run and,
+// almost always, only the row it answers with. The std::unordered_map of
+// key strings it replaces cost a node allocation per row and two dependent
+// cache misses per probe (docs/perf.md, "Through the language").
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace wo::db {
+
+// The hash of an encoded index key (key.h); never 0 (0 marks an empty slot).
+inline uint64_t key_hash(std::string_view k) {
+  uint64_t h = 0x9E3779B97F4A7C15u ^ (k.size() * 0xC2B2AE3D27D4EB4Fu);
+  size_t i = 0;
+  for (; i + 8 <= k.size(); i += 8) {
+    uint64_t w;
+    __builtin_memcpy(&w, k.data() + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  __builtin_memcpy(&w, k.data() + i, k.size() - i);
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
+  h ^= h >> 29;
+  h *= 0xFF51AFD7ED558CCDu;
+  h ^= h >> 32;
+  return h | 1;
+}
+
+class UniqueHash {
+ public:
+  // The id of the entry with hash `h` for which same(id) holds, or 0.
+  template <class Same>
+  int64_t find(uint64_t h, Same&& same) const {
+    if (slots_.empty()) return 0;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.h == 0) return 0;
+      if (s.h == h && s.id > 0 && same(s.id)) return s.id;
+    }
+  }
+  // Adds (h, id); grows first, so an allocation failure changes nothing.
+  void insert(uint64_t h, int64_t id) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+    size_t i = h & mask_;
+    while (slots_[i].h != 0 && slots_[i].id > 0) i = (i + 1) & mask_;
+    if (slots_[i].h == 0) used_++;  // a reused tombstone was counted already
+    slots_[i] = Slot{h, id};
+    live_++;
+  }
+  // Removes (h, id) if present.
+  void erase(uint64_t h, int64_t id) {
+    if (slots_.empty()) return;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.h == 0) return;
+      if (s.h == h && s.id == id) {
+        s.id = -1;  // a tombstone keeps later entries of the run reachable
+        live_--;
+        return;
+      }
+    }
+  }
+  // Starts loading the slot where a probe for `h` begins (bulk_index.cpp
+  // hashes a few rows ahead of inserting them: boot was a cache miss per row).
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
+  // Sizes an empty table for `n` entries, so they go in without a rebuild
+  // (boot knows the row count before it builds the index; bulk_index.cpp).
+  void reserve_empty(size_t n) {
+    if (!slots_.empty()) return;
+    size_t cap = 16;
+    while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
+    slots_.assign(cap, Slot{0, 0});
+    mask_ = cap - 1;
+  }
+  size_t size() const { return live_; }
+  void clear() {
+    slots_.clear();
+    mask_ = 0;
+    used_ = live_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint64_t h;   // 0: empty (never used)
+    int64_t id;   // > 0: live; -1: erased
+  };
+  void grow() {
+    size_t cap = 16;
+    while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
+    std::vector<Slot> next(cap, Slot{0, 0});
+    size_t m = cap - 1;
+    for (const Slot& s : slots_) {
+      if (s.h == 0 || s.id <= 0) continue;
+      size_t i = s.h & m;
+      while (next[i].h != 0) i = (i + 1) & m;
+      next[i] = s;
+    }
+    slots_.swap(next);
+    mask_ = m;
+    used_ = live_;
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t used_ = 0;   // live entries and tombstones
+  size_t live_ = 0;
+};
+
+}  // namespace wo::db

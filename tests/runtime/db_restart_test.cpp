@@ -1,0 +1,227 @@
+// Restart and checkpoints (issue 12 item 2, docs/decisions/0050, 0051):
+// boot builds the indexes in bulk from the replayed rows, so every probe,
+// range and unique check answers after a restart as before it, from a log
+// or from a checkpoint; a checkpoint takes the store lock in slices of at
+// most CheckpointFile::kSliceRows rows, writers commit between them, and the
+// log they write meanwhile is replayed idempotently after the snapshot; a
+// checkpoint killed midway leaves the old log in charge.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include "runtime/src/db/checkpoint.h"
+#include "runtime/src/db/codec.h"
+#include "runtime/src/db/engine.h"
+#include "runtime/src/db/file_header.h"
+#include "support.h"
+#include "tests/db/db_test_support.h"
+
+using namespace dbtest;
+
+namespace {
+
+// items(k Text @unique, v Int, note Text), index: [v] (the bench schema).
+struct Items {
+  Schema s;
+  Items() {
+    int t = s.table("items");
+    s.field(t, "k", WO_DB_TEXT);
+    s.field(t, "v", WO_DB_INT);
+    s.field(t, "note", WO_DB_TEXT);
+    s.index(t, {0}, true);
+    s.index(t, {1});
+  }
+};
+
+std::string key(int64_t i) { return "k" + std::to_string(i); }
+
+// Every row, then what the indexes answer: the unique probe of each row's
+// key, the ids of each v in 0..96 in index order, and one descending range.
+std::string dump() {
+  std::string out;
+  for (int64_t id : scan(0)) {
+    std::string k = get_text(0, id, 0);
+    out += std::to_string(id) + ":" + k + "=" + std::to_string(get_int(0, id, 1)) + "/" + get_text(0, id, 2) + ";";
+    std::vector<int64_t> hit = probe(0, 0, k);
+    if (hit.size() != 1 || hit[0] != id) out += "!probe " + k + ";";
+  }
+  for (int v = 0; v < 97; ++v) {
+    out += "v" + std::to_string(v) + ":";
+    for (int64_t id : probe(0, 1, v)) out += std::to_string(id) + ",";
+  }
+  out += "range:";
+  for (int64_t id : ids(wo_db_range(0, 1, 10, 20, WO_DB_LO | WO_DB_HI | WO_DB_DESC, 50, nullptr)))
+    out += std::to_string(id) + ",";
+  return out;
+}
+
+// n rows, then updates of both indexed fields and deletes.
+void fill(int64_t n) {
+  wo_tx_begin(nullptr);
+  for (int64_t i = 1; i <= n; ++i) ins(0, {key(i), int64_t(i % 97), "note " + std::to_string(i)});
+  wo_tx_commit(nullptr);
+  for (int64_t id = 3; id <= n; id += 11) set(0, id, 1, int64_t(id % 13));
+  for (int64_t id = 5; id <= n; id += 17) set(0, id, 0, "renamed " + std::to_string(id));
+  for (int64_t id = 7; id <= n; id += 19) wo_db_delete(0, id, nullptr);
+}
+
+wo::db::CheckpointStats stats() { return wo::db::Engine::instance()->checkpoint_stats(); }
+
+uint32_t file_version(const std::string& path) { return wo::db::load_u32(read_file(path).data() + 8); }
+
+// Clears the test hook at scope exit, whatever happens.
+struct Hook {
+  explicit Hook(std::function<void(uint64_t)> f) { wo::db::testing::after_checkpoint_slice = std::move(f); }
+  ~Hook() { wo::db::testing::after_checkpoint_slice = nullptr; }
+};
+
+}  // namespace
+
+TEST_CASE("after a restart, from the log and from a checkpoint, rows and every index answer as before") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  std::string want;
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    fill(3000);
+    want = dump();
+  }
+  {
+    Open db(it.s.get(), path);  // the log alone
+    REQUIRE(db.rc == 0);
+    CHECK(dump() == want);
+    REQUIRE(wo_db_checkpoint());
+    CHECK(file_version(path) == wo::db::kFileVersion);
+  }
+  Open db(it.s.get(), path);  // the checkpoint
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
+  CHECK(trap_of([] { ins(0, {key(1), 0, ""}); }).code == 10);  // the unique index holds after boot
+  CHECK(ins(0, {"new", 1, ""}) == 3001);                       // ids go on past the largest
+}
+
+TEST_CASE("a checkpoint takes the store lock in slices and writers commit between them") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  const int64_t n = 10000;
+  std::string want;
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    fill(n);
+    // Between slices (no lock held) this thread writes: an insert, an update
+    // of a row already copied and of one not yet copied, a delete of one not
+    // yet copied. Each is durable before the next slice, so the checkpoint
+    // did not hold writers back for its whole length.
+    int64_t writes = 0;
+    Hook hook([&](uint64_t slice) {
+      int64_t s = static_cast<int64_t>(slice);
+      ins(0, {"during " + std::to_string(s), int64_t(s), "x"});
+      set(0, 1 + s, 1, int64_t(90));
+      set(0, n - 2 * s, 2, "late update");
+      if (wo_db_exists(0, n - 2 * s - 1)) wo_db_delete(0, n - 2 * s - 1, nullptr);
+      writes++;
+    });
+    REQUIRE(wo_db_checkpoint());
+    wo::db::CheckpointStats st = stats();
+    CHECK(st.done == 1);
+    CHECK(st.slices >= static_cast<uint64_t>(n / wo::db::CheckpointFile::kSliceRows));
+    CHECK(st.max_slice_rows <= st.rows_limit);
+    CHECK(st.rows_limit == wo::db::CheckpointFile::kSliceRows);
+    CHECK(writes == static_cast<int64_t>(st.slices));
+    CHECK(file_version(path) == wo::db::kFileVersion);
+    want = dump();
+  }
+  Open db(it.s.get(), path);  // the snapshot, then the log written during it, idempotently
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
+}
+
+TEST_CASE("checkpoints run by themselves in the background when the log outgrows the last one") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  std::string want;
+  {
+    Open db(it.s.get(), path, 16384);
+    REQUIRE(db.rc == 0);
+    for (int64_t i = 1; i <= 200; ++i) ins(0, {key(i), int64_t(i % 97), "n"});
+    for (int round = 0; round < 20; ++round)
+      for (int64_t id = 1; id <= 200; id += 3) set(0, id, 2, "round " + std::to_string(round));
+    wo::db::Engine::instance()->wait_checkpoint_idle();
+    CHECK(stats().done >= 1);
+    CHECK(read_file(path).find_last_not_of('\0') < 64 * 1024);  // 1,540 statements of ~60 bytes each went in
+    want = dump();
+  }
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
+}
+
+TEST_CASE("a checkpoint killed midway (SIGKILL) leaves the old log complete and its file is removed at the next open") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  std::string want;
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    fill(10000);
+    want = dump();
+  }
+  auto [status, err] = in_child([&] {
+    Open db(it.s.get(), path);
+    if (db.rc != 0) _exit(3);
+    Hook hook([](uint64_t slice) {
+      ins(0, {"acknowledged " + std::to_string(slice), 1, ""});  // durable when this returns
+      if (slice == 2) ::raise(SIGKILL);
+    });
+    wo_db_checkpoint();
+    _exit(4);  // not reached
+  });
+  CHECK(status == -1);
+  CHECK(exists(path + ".compact"));  // the torn checkpoint
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK_FALSE(exists(path + ".compact"));
+  CHECK(probe(0, 0, "acknowledged 1").size() == 1);
+  CHECK(probe(0, 0, "acknowledged 2").size() == 1);
+  wo_db_delete(0, probe(0, 0, "acknowledged 1")[0], nullptr);
+  wo_db_delete(0, probe(0, 0, "acknowledged 2")[0], nullptr);
+  CHECK(dump() == want);
+}
+
+TEST_CASE("two rows sharing a unique key at the end of replay are corruption, named with the index") {
+  TempDir dir;
+  Items it;
+  std::string a = dir.file("a.wal"), b = dir.file("b.wal");
+  {
+    Open db(it.s.get(), a);
+    ins(0, {"same", 1, ""});
+  }
+  {
+    Open db(it.s.get(), b);
+    ins(0, {"other", 1, ""});
+    ins(0, {"same", 2, ""});  // row 2: its frame is the log's last
+  }
+  // b's last frame appended to a: row 2 of a has a's row 1's key.
+  std::string la = read_file(a), lb = read_file(b);
+  auto frames_end = [](const std::string& log, size_t* last) {
+    size_t off = wo::db::kHeaderSize;
+    for (;;) {
+      uint32_t len = wo::db::load_u32(log.data() + off);
+      if (len == 0) return off;
+      *last = off;
+      off += 12 + len;
+    }
+  };
+  size_t last_a = 0, last_b = 0;
+  size_t end_a = frames_end(la, &last_a), end_b = frames_end(lb, &last_b);
+  write_file(a, la.substr(0, end_a) + lb.substr(last_b, end_b - last_b));
+  Open db(it.s.get(), a);
+  CHECK(db.rc == 2);
+  CHECK_MESSAGE(db.err.find("replay found corruption beyond a torn tail") != std::string::npos, db.err);
+  CHECK_MESSAGE(db.err.find("unique index items.k violated (items id 2)") != std::string::npos, db.err);
+}
