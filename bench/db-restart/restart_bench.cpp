@@ -5,7 +5,9 @@
 //   restart_bench DIR N...          build the stores, then time each open
 //   restart_bench --open KIND PATH N   (internal: one timed open in a fresh process)
 //   restart_bench --build PATH N       only build a log-only store (to profile opens)
+//   restart_bench --stall PATH N       only the checkpoint-stall line, on an existing store of N rows
 //   restart_bench --build PATH N       only build a log-only store (to profile opens)
+//   restart_bench --stall PATH N       only the checkpoint-stall line, on an existing store of N rows
 //
 // Schema (as bench/db): items(k Text @unique, v Int, note Text), index: [v].
 // Stores per N, built once under DIR:
@@ -252,8 +254,16 @@ Times median3(const std::string& kind, const std::string& path, uint64_t n) {
 
 int main(int argc, char** argv) {
   if (argc == 5 && std::strcmp(argv[1], "--open") == 0) return timed_open(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10));
+  if (argc == 4 && std::strcmp(argv[1], "--stall") == 0) {  // the stall figure on an existing store
+    stall(argv[2], std::strtoull(argv[3], nullptr, 10));
+    return 0;
+  }
   if (argc == 4 && std::strcmp(argv[1], "--build") == 0) {  // a log-only store to profile opens on
     woc_build(argv[2], std::strtoull(argv[3], nullptr, 10));
+    return 0;
+  }
+  if (argc == 4 && std::strcmp(argv[1], "--stall") == 0) {  // the stall figure on an existing store
+    stall(argv[2], std::strtoull(argv[3], nullptr, 10));
     return 0;
   }
   if (argc == 4 && std::strcmp(argv[1], "--build") == 0) {  // a log-only store to profile opens on

@@ -145,6 +145,16 @@ bool CheckpointFile::write_buffered(std::string* err) {
   }
   written_ += buf_.size();
   buf_.clear();
+  // Written back as it goes, a few MiB at a time: on ext4 (data=ordered) a
+  // commit's fdatasync of the log commits the journal, which first writes
+  // every dirty block of this file; with the whole snapshot dirty that made
+  // a writer's commit wait for tens of MiB (a 0.5 s commit seen during a
+  // 1M-row checkpoint). Only the checkpoint waits here; no lock is held.
+  if (written_ - flushed_ >= (uint64_t{4} << 20)) {
+    ::sync_file_range(fd_, static_cast<off_t>(flushed_), static_cast<off_t>(written_ - flushed_),
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    flushed_ = written_;
+  }
   return true;
 }
 

@@ -76,6 +76,7 @@ class CheckpointFile {
   int fd_ = -1;
   std::string buf_, rows_;
   uint64_t written_ = 0;
+  uint64_t flushed_ = 0;   // written back so far (sync_file_range, see write_buffered)
   uint32_t cls_ = 0;       // the cursor: class, then the next id to look at
   int64_t next_id_ = 1;
   uint64_t slices_ = 0, max_slice_rows_ = 0;

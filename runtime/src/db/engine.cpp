@@ -199,7 +199,9 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
 }
 
 std::unique_lock<std::shared_mutex> Engine::lock_write() {
+  writers_waiting_.fetch_add(1, std::memory_order_relaxed);  // a checkpoint's next slice waits for us
   std::unique_lock lk(mu_);
+  writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
   if (owner_ && owner_ != t_tx) gate_.wait(lk, [&] { return !owner_ || owner_ == t_tx; });
   return lk;
 }
@@ -305,6 +307,12 @@ bool Engine::checkpoint(bool forced) {
   CheckpointFile cf;
   if (!cf.create(log_->path(), schema_, &err)) return missed();
   for (bool done = false; !done;) {
+    // Writers first: the lock prefers readers, and a slicer that takes it
+    // again as soon as it let go could keep a waiting writer out for many
+    // slices (seen: a 228 ms commit during a 1M-row checkpoint). Bounded:
+    // the checkpoint is only delayed.
+    for (int spin = 0; writers_waiting_.load(std::memory_order_relaxed) > 0 && spin < 1000; ++spin)
+      std::this_thread::yield();
     {
       auto lk = lock_read();
       done = cf.encode_slice(store_);

@@ -113,6 +113,7 @@ class Engine {
   std::condition_variable_any gate_;
   Tx* owner_ = nullptr;                   // the open transaction holding the store
 
+  std::atomic<int> writers_waiting_{0};   // threads in lock_write() before they hold mu_
   uint64_t last_staged_ = 0;              // the seq of the last unit staged (under the write lock)
 
   uint64_t ckpt_floor_ = uint64_t{4} << 20;
