@@ -22,8 +22,18 @@ struct IndexEntry {
   int64_t id;
 };
 
-// (key, id) order.
+// (key, id) order. Two 8-byte keys (every non-nullable Int-shaped or Float
+// column) compare as big-endian words: the same bytewise order without a
+// memcmp call, which was a tenth of a range query's time.
 inline bool entry_less(const IndexEntry& e, std::string_view key, int64_t id) {
+  if (e.key.size() == 8 && key.size() == 8) {
+    uint64_t a, b;
+    __builtin_memcpy(&a, e.key.data(), 8);
+    __builtin_memcpy(&b, key.data(), 8);
+    a = __builtin_bswap64(a);
+    b = __builtin_bswap64(b);
+    return a < b || (a == b && e.id < id);
+  }
   int c = std::string_view(e.key).compare(key);
   return c < 0 || (c == 0 && e.id < id);
 }
