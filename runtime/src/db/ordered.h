@@ -22,8 +22,18 @@ struct IndexEntry {
   int64_t id;
 };
 
-// (key, id) order.
+// (key, id) order. Two 8-byte keys (every non-nullable Int-shaped or Float
+// column) compare as big-endian words: the same bytewise order without a
+// memcmp call, which was a tenth of a range query's time.
 inline bool entry_less(const IndexEntry& e, std::string_view key, int64_t id) {
+  if (e.key.size() == 8 && key.size() == 8) {
+    uint64_t a, b;
+    __builtin_memcpy(&a, e.key.data(), 8);
+    __builtin_memcpy(&b, key.data(), 8);
+    a = __builtin_bswap64(a);
+    b = __builtin_bswap64(b);
+    return a < b || (a == b && e.id < id);
+  }
   int c = std::string_view(e.key).compare(key);
   return c < 0 || (c == 0 && e.id < id);
 }
@@ -56,6 +66,7 @@ class OrderedIndex {
     bool operator==(const It& o) const { return c_ == o.c_ && i_ == o.i_; }
 
    private:
+    friend class OrderedIndex;
     const OrderedIndex* s_ = nullptr;
     size_t c_ = 0, i_ = 0;
   };
@@ -64,6 +75,21 @@ class OrderedIndex {
   It end() const { return It(this, chunks_.size(), 0); }
   // The first entry >= (key, id).
   It lower_bound(std::string_view key, int64_t id) const;
+  // Calls f(entry) for the entries from b up to e (b <= e) in order until f
+  // returns false, a chunk at a time: no per-entry iterator checks (a range
+  // query's walk).
+  template <class F>
+  void walk(It b, It e, F&& f) const {
+    size_t c = b.c_, i = b.i_;
+    while (c < e.c_ || (c == e.c_ && i < e.i_)) {
+      const Chunk& v = *chunks_[c];
+      size_t stop = c == e.c_ ? e.i_ : v.size();
+      for (; i < stop; ++i)
+        if (!f(v[i])) return;
+      ++c;
+      i = 0;
+    }
+  }
   void insert(std::string key, int64_t id);   // (key, id) must be absent
   void erase(std::string_view key, int64_t id);
   // Replaces the content with `sorted` entries (ascending, distinct).

@@ -197,7 +197,15 @@ WoList* Engine::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32
     auto b = !(flags & WO_DB_LO) ? s.begin() : (flags & WO_DB_LO_OPEN) ? past(s, lk_key) : first_of(s, lk_key);
     auto e = !(flags & WO_DB_HI) ? s.end() : (flags & WO_DB_HI_OPEN) ? first_of(s, hk_key) : past(s, hk_key);
     if (b == s.end() || (e != s.end() && entry_less(*e, b->key, b->id))) e = b;  // empty (also lo > hi)
-    emit_ordered(b, e, desc, limit, out);
+    if (desc) {
+      emit_ordered(b, e, desc, limit, out);
+    } else {
+      s.walk(b, e, [&](const IndexEntry& x) {
+        if (limit >= 0 && out.size() >= limit) return false;
+        out.push(x.id);
+        return true;
+      });
+    }
     return out.release();
   }
   std::vector<IndexEntry> rows;  // scan in id order, then a stable sort

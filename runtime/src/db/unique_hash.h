@@ -29,7 +29,7 @@ inline uint64_t key_hash(std::string_view k) {
   h ^= h >> 29;
   h *= 0xFF51AFD7ED558CCDu;
   h ^= h >> 32;
-  return h | 1;
+  return h ? h : 1;
 }
 
 class UniqueHash {
