@@ -3,6 +3,7 @@
 
 #include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/Debugging/DebuggerSupport.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -13,6 +14,7 @@
 
 #include "codegen/codegen.h"
 #include "tools/woc/jit_symbolizer.h"
+#include "tools/woc/time_report.h"
 #include "wo_runtime.h"
 
 namespace wo::driver {
@@ -30,10 +32,28 @@ Expected<std::unique_ptr<ObjectLayer>> make_object_layer(ExecutionSession& es, c
   return std::unique_ptr<ObjectLayer>(std::move(layer));
 }
 
+// LLJIT's default compiler (no compile threads), with its machine code
+// generation shown as a phase of --time-report.
+class TimedCompiler : public TMOwningSimpleCompiler {
+ public:
+  using TMOwningSimpleCompiler::TMOwningSimpleCompiler;
+  Expected<CompileResult> operator()(Module& m) override {
+    Phase p("machine code (isel, regalloc, emit)");
+    return TMOwningSimpleCompiler::operator()(m);
+  }
+};
+
+Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> make_compiler(JITTargetMachineBuilder jtmb) {
+  auto tm = jtmb.createTargetMachine();
+  if (!tm) return tm.takeError();
+  return std::make_unique<TimedCompiler>(std::move(*tm));
+}
+
 Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine, bool debugger) {
   auto jit = LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(*machine))
                  .setObjectLinkingLayerCreator(make_object_layer)
+                 .setCompileFunctionCreator(make_compiler)
                  .create();
   if (!jit) return jit.takeError();
   // Everything generated code does not define comes from the woc process.
@@ -60,8 +80,12 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
                      std::unique_ptr<JITTargetMachineBuilder> machine,
                      const std::string& program_path, const std::vector<std::string>& args, bool debugger) {
   JitResult r;
+  Phase setup("JIT setup");
   auto jit = make_jit(std::move(machine), debugger);
+  setup.stop();
   if (!jit) return {0, failure(jit.takeError())};
+  // Compiling to machine code and linking in memory happen on the look-up.
+  Phase materialise("JIT materialise (codegen, link in memory)");
   JITDylib& main_jd = (*jit)->getMainJITDylib();
   if (auto e = (*jit)->addIRModule(ThreadSafeModule(std::move(module), std::move(ctx))))
     return {0, failure(std::move(e))};
@@ -69,6 +93,7 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
   if (auto e = (*jit)->initialize(main_jd)) return {0, failure(std::move(e))};
   auto entry = (*jit)->lookup(codegen::kEntrySymbol);
   if (!entry) return {0, failure(entry.takeError())};
+  materialise.stop();
 
   std::vector<std::string> storage;
   storage.reserve(args.size() + 1);
@@ -79,7 +104,9 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
   argv.push_back(nullptr);
 
   wo_set_symbolizer(jit_symbolize);
+  Phase run("run (the program)");
   r.status = wo_start(static_cast<int>(storage.size()), argv.data(), entry->toPtr<WoEntry>());
+  run.stop();
   // The program has run and its status stands; a failing destructor pass
   // (there are none today) must not turn it into a driver error.
   consumeError((*jit)->deinitialize(main_jd));

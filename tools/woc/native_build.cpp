@@ -20,6 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "tools/woc/time_report.h"
 #include "woc_config.h"
 
 namespace wo::driver {
@@ -42,13 +43,22 @@ class TempDir {
 };
 
 std::string emit_object(llvm::Module& module, llvm::TargetMachine& machine, const std::string& path) {
+  // Generated in memory first, so that --time-report tells machine code
+  // generation and the file write apart.
+  llvm::SmallVector<char, 0> object;
+  {
+    Phase p("machine code (isel, regalloc, emit)");
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      return "the target cannot emit object files";
+    pm.run(module);
+  }
+  Phase p("object write");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec) return "cannot write " + path + ": " + ec.message();
-  llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return "the target cannot emit object files";
-  pm.run(module);
+  os.write(object.data(), object.size());
   os.flush();
   if (os.has_error()) return "cannot write " + path + ": " + os.error().message();
   return "";
@@ -74,6 +84,7 @@ std::string link(const std::string& object, const std::string& archive, const st
   args.insert(args.end(), {"-o", out});
 
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  Phase p("link (external linker)");
   std::string exec_error;
   int rc = llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &exec_error);
   if (rc == 0) return "";

@@ -4,6 +4,8 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 
+#include "tools/woc/time_report.h"
+
 namespace wo::driver {
 
 void init_native_target() {
@@ -26,6 +28,7 @@ static llvm::CodeGenOptLevel codegen_level(int opt_level) {
 }
 
 std::unique_ptr<llvm::orc::JITTargetMachineBuilder> host_machine(int opt_level, std::string& error) {
+  Phase p("target setup (LLVM init, host detection)");
   init_native_target();
   // detectHost fills in the triple, sys::getHostCPUName() and the host's features.
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();

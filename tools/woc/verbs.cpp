@@ -9,12 +9,14 @@
 #include "tools/woc/native_build.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/target.h"
+#include "tools/woc/time_report.h"
 
 namespace wo::driver {
 namespace {
 
 std::unique_ptr<llvm::TargetMachine> make_machine(llvm::orc::JITTargetMachineBuilder& builder,
                                                   std::string& error) {
+  Phase p("target machine");
   auto tm = builder.createTargetMachine();
   if (!tm) {
     error = llvm::toString(tm.takeError());
