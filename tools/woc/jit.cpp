@@ -11,6 +11,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include "codegen/codegen.h"
 #include "tools/woc/jit_symbolizer.h"
@@ -43,18 +44,29 @@ class TimedCompiler : public TMOwningSimpleCompiler {
   }
 };
 
-Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> make_compiler(JITTargetMachineBuilder jtmb) {
-  auto tm = jtmb.createTargetMachine();
-  if (!tm) return tm.takeError();
-  return std::make_unique<TimedCompiler>(std::move(*tm));
-}
 
-Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine, bool debugger) {
-  auto jit = LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*machine))
-                 .setObjectLinkingLayerCreator(make_object_layer)
-                 .setCompileFunctionCreator(make_compiler)
-                 .create();
+// `with_initializers`: the module has llvm.global_ctors/dtors (codegen emits
+// none today). Without them no platform is set up: LLJIT's generic one
+// compiles a support module of its own at initialize() and another at
+// deinitialize(), ~5 ms of machine code generation on every `woc run`.
+// The JIT compiles with `tm`, the target machine the module was optimised
+// for, and takes its data layout from it: left to itself LLJIT makes two more
+// (one only to ask for the data layout), each ~1 ms of subtarget set-up.
+Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine,
+                                          std::unique_ptr<TargetMachine> tm, bool debugger,
+                                          bool with_initializers) {
+  LLJITBuilder builder;
+  DataLayout layout = tm->createDataLayout();
+  auto shared_tm = std::make_shared<std::unique_ptr<TargetMachine>>(std::move(tm));
+  builder.setJITTargetMachineBuilder(std::move(*machine))
+      .setDataLayout(std::move(layout))
+      .setObjectLinkingLayerCreator(make_object_layer)
+      .setCompileFunctionCreator(
+          [shared_tm](JITTargetMachineBuilder) -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+            return std::make_unique<TimedCompiler>(std::move(*shared_tm));
+          });
+  if (!with_initializers) builder.setPlatformSetUp(setUpInactivePlatform);
+  auto jit = builder.create();
   if (!jit) return jit.takeError();
   // Everything generated code does not define comes from the woc process.
   auto process = DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -77,11 +89,12 @@ std::string failure(Error e) { return "JIT: " + toString(std::move(e)); }
 }  // namespace
 
 JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> module,
-                     std::unique_ptr<JITTargetMachineBuilder> machine,
+                     std::unique_ptr<JITTargetMachineBuilder> machine, std::unique_ptr<TargetMachine> tm,
                      const std::string& program_path, const std::vector<std::string>& args, bool debugger) {
   JitResult r;
   Phase setup("JIT setup");
-  auto jit = make_jit(std::move(machine), debugger);
+  bool with_initializers = module->getNamedGlobal("llvm.global_ctors") || module->getNamedGlobal("llvm.global_dtors");
+  auto jit = make_jit(std::move(machine), std::move(tm), debugger, with_initializers);
   setup.stop();
   if (!jit) return {0, failure(jit.takeError())};
   // Compiling to machine code and linking in memory happen on the look-up.
@@ -89,7 +102,8 @@ JitResult run_in_jit(std::unique_ptr<LLVMContext> ctx, std::unique_ptr<Module> m
   JITDylib& main_jd = (*jit)->getMainJITDylib();
   if (auto e = (*jit)->addIRModule(ThreadSafeModule(std::move(module), std::move(ctx))))
     return {0, failure(std::move(e))};
-  // Static constructors of the module (llvm.global_ctors), if codegen emits any.
+  // Static constructors of the module (llvm.global_ctors), if codegen emits
+  // any (a no-op with the inactive platform, see make_jit).
   if (auto e = (*jit)->initialize(main_jd)) return {0, failure(std::move(e))};
   auto entry = (*jit)->lookup(codegen::kEntrySymbol);
   if (!entry) return {0, failure(entry.takeError())};

@@ -44,8 +44,8 @@ int run_verb(const Options& opts) {
   if (!machine) return driver_failure("no target for this host: " + error);
   Compiled c = compile(opts, machine.get(), false);
   if (c.status != 0) return c.status;
-  if (c.fast_codegen) builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
-  JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), opts.path,
+  if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
+  JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), std::move(machine), opts.path,
                            opts.program_args, opts.debug_info);
   if (!r.error.empty()) return driver_failure(r.error);
   return r.status;
