@@ -114,9 +114,21 @@ void add_sanitizers(llvm::Module& m, llvm::ModulePassManager& mpm, const std::st
   }
 }
 
+// At -O0 the inline fast paths of retain/release (module.cpp's `wo.retain`,
+// `wo.release`, marked alwaysinline) stay calls: copied into every use they
+// were most of the -O0 IR (a 1,000-line program: 27k lines inlined) and so
+// most of the time of instruction selection, for code whose speed -O0 does
+// not promise (docs/decisions/0055).
+void keep_helpers_out_of_line(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration() && f.hasLocalLinkage() && f.hasFnAttribute(llvm::Attribute::AlwaysInline))
+      f.removeFnAttr(llvm::Attribute::AlwaysInline);
+}
+
 }  // namespace
 
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+  if (opt_level == 0) keep_helpers_out_of_line(m);
   bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
