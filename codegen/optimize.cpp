@@ -117,6 +117,7 @@ void add_sanitizers(llvm::Module& m, llvm::ModulePassManager& mpm, const std::st
 }  // namespace
 
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+  if (opt_level > 0) link_runtime_helpers(m);
   bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

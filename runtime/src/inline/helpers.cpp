@@ -1,0 +1,105 @@
+// The runtime's hot small helpers: allocation, push, and the map probes.
+//
+// Compiled twice (docs/decisions/0052): into libwo_runtime.a like every
+// runtime file, and by clang++-19 -O2 into LLVM bitcode that woc links into
+// every optimised module as available_externally definitions, so LLVM
+// inlines these fast paths into generated code (a call it does not inline
+// stays a call into libwo_runtime.a). One source for both.
+//
+// What belongs here: small `extern "C"` entry points of wo_runtime.h whose
+// fast path is a few loads and stores. Slow paths (growth, traps with a
+// message) are calls to functions defined in the other runtime files;
+// nothing here builds a std::string or uses a container, so the bitcode
+// stays small and cheap to link. Releasing an object's last reference stays
+// a call (wo_release, memory.cpp): codegen inlines only the count.
+#include <cstdlib>
+#include <cstring>
+
+#include "../map_probe.h"
+#include "../trap.h"
+#include "helpers.h"
+
+using namespace wo::map_probe;
+
+extern "C" {
+
+// `size` is the whole object, header included; the fields start zeroed.
+void* wo_alloc(int64_t size, void (*destroy)(void*)) {
+  if (size < static_cast<int64_t>(sizeof(WoHeader))) size = sizeof(WoHeader);
+  auto* h = static_cast<WoHeader*>(std::malloc(static_cast<size_t>(size)));
+  if (!h) [[unlikely]]
+    wo::raise_oom();
+  h->rc = 1;
+  h->destroy = destroy;
+  std::memset(h + 1, 0, static_cast<size_t>(size) - sizeof(WoHeader));
+  return h;
+}
+
+void wo_list_push(WoList* xs, uint64_t v) {
+  wo::need(xs);
+  if (xs->len == xs->cap) [[unlikely]]
+    wo::list_grow(xs, v);
+  xs->data[xs->len++] = v;
+}
+
+bool wo_map_has(WoMap* m, uint64_t key) {
+  wo::need(m);
+  return lookup(m, key).entry >= 0;
+}
+
+uint64_t wo_map_get_opt(WoMap* m, uint64_t key) {
+  wo::need(m);
+  Found f = lookup(m, key);
+  if (f.entry < 0) return nil_of(m);
+  m->hint = f.entry + 1;
+  return m->entries[f.entry].val;
+}
+
+bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out) {
+  wo::need(m);
+  Found f = lookup(m, key);
+  if (f.entry < 0) return false;
+  m->hint = f.entry + 1;
+  *out = m->entries[f.entry].val;
+  return true;
+}
+
+void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site) {
+  wo::need(m, site);
+  if (text_keys(m) && key == 0) [[unlikely]] {
+    drop_val(m, val);
+    wo::raise_null_receiver(site);
+  }
+  // The entry the last read found, when it holds this key (`m[k] = f(m[k])`):
+  // no hash and no probe. A removed entry's hash is kDead; squeeze resets the hint.
+  if (int64_t c = m->hint - 1; c >= 0) {
+    WoMapEntry& e = m->entries[c];
+    if (e.hash != kDead && key_eq(m, e.key, key)) {
+      uint64_t old = e.val;
+      e.val = val;
+      drop_val(m, old);
+      return;
+    }
+  }
+  uint64_t h = hash_key(m, key);
+  Found f = m->len ? find(m, key, h) : Found{};
+  if (f.entry >= 0) {
+    WoMapEntry& e = m->entries[f.entry];
+    uint64_t old = e.val;
+    e.val = val;
+    drop_val(m, old);
+    return;
+  }
+  if (m->used == m->cap) [[unlikely]]
+    make_room(m, val);
+  if (text_keys(m)) wo_retain(reinterpret_cast<void*>(key));
+  int64_t n = m->used++;
+  m->entries[n] = WoMapEntry{key, val, h};
+  auto mask = static_cast<uint64_t>(m->index_mask);
+  uint64_t i = h & mask;
+  while (m->index[i] != kEmpty && m->index[i] != kTomb) i = (i + 1) & mask;
+  m->index[i] = static_cast<uint32_t>(n + 1);
+  ++m->len;
+}
+
+}  // extern "C"
