@@ -24,7 +24,7 @@ uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nul
 void list_destroy(void* self) {
   auto* xs = static_cast<WoList*>(self);
   if (WO_ELEM_IS_HEAP(xs->elem_kind))
-    for (int64_t i = 0; i < xs->len; ++i) wo_release(reinterpret_cast<void*>(xs->data[i]));
+    for (int64_t i = 0; i < xs->len; ++i) wo::release(reinterpret_cast<void*>(xs->data[i]));
   std::free(base_of(xs));
 }
 

@@ -140,6 +140,29 @@ void wo::map_probe::make_room(WoMap* m, uint64_t pending) {
   fill_index(m, index, size - 1);
 }
 
+// wo_map_set past the hint (inline/helpers.cpp): hash, probe, replace or append.
+void wo::map_probe::set_probed(WoMap* m, uint64_t key, uint64_t val) {
+  uint64_t h = hash_key(m, key);
+  Found f = m->len ? find(m, key, h) : Found{};
+  if (f.entry >= 0) {
+    WoMapEntry& e = m->entries[f.entry];
+    uint64_t old = e.val;
+    e.val = val;
+    drop_val(m, old);
+    return;
+  }
+  if (m->used == m->cap) [[unlikely]]
+    make_room(m, val);
+  if (text_keys(m)) wo_retain(reinterpret_cast<void*>(key));
+  int64_t n = m->used++;
+  m->entries[n] = WoMapEntry{key, val, h};
+  auto mask = static_cast<uint64_t>(m->index_mask);
+  uint64_t i = h & mask;
+  while (m->index[i] != kEmpty && m->index[i] != kTomb) i = (i + 1) & mask;
+  m->index[i] = static_cast<uint32_t>(n + 1);
+  ++m->len;
+}
+
 namespace wo {
 // The collector's view of a map: its heap values (keys are Int or Text, never
 // part of a cycle).

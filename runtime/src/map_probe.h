@@ -109,4 +109,8 @@ inline uint64_t nil_of(const WoMap* m) {
 // given) and traps, leaving the map as it was. Out of line (map.cpp): cold.
 void make_room(WoMap* m, uint64_t pending);
 
+// wo_map_set after its inline fast path (the hint) missed: hashes the key,
+// replaces the value of an entry holding it or appends one (map.cpp).
+void set_probed(WoMap* m, uint64_t key, uint64_t val);
+
 }  // namespace wo::map_probe

@@ -54,13 +54,6 @@ void wo_retain(void* obj) {
   if (h->rc >= 0) ++h->rc;
 }
 
-void wo_release(void* obj) {
-  if (!obj) return;
-  auto* h = static_cast<WoHeader*>(obj);
-  if (h->rc < 0) return;
-  if (--h->rc != 0) return;
-  if (h->destroy) h->destroy(obj);
-  std::free(obj);
-}
+void wo_release(void* obj) { wo::release(obj); }
 
 }  // extern "C"

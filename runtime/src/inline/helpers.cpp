@@ -21,10 +21,19 @@
 
 using namespace wo::map_probe;
 
+// In the bitcode every entry point here is always inlined: each is a fast
+// path of a few instructions, and LLVM's cost model would otherwise leave
+// some call sites of a large function (`main`) calling.
+#ifdef WO_INLINE_BITCODE
+#define WO_HOT [[clang::always_inline]]
+#else
+#define WO_HOT
+#endif
+
 extern "C" {
 
 // `size` is the whole object, header included; the fields start zeroed.
-void* wo_alloc(int64_t size, void (*destroy)(void*)) {
+WO_HOT void* wo_alloc(int64_t size, void (*destroy)(void*)) {
   if (size < static_cast<int64_t>(sizeof(WoHeader))) size = sizeof(WoHeader);
   auto* h = static_cast<WoHeader*>(std::malloc(static_cast<size_t>(size)));
   if (!h) [[unlikely]]
@@ -35,19 +44,19 @@ void* wo_alloc(int64_t size, void (*destroy)(void*)) {
   return h;
 }
 
-void wo_list_push(WoList* xs, uint64_t v) {
+WO_HOT void wo_list_push(WoList* xs, uint64_t v) {
   wo::need(xs);
   if (xs->len == xs->cap) [[unlikely]]
     wo::list_grow(xs, v);
   xs->data[xs->len++] = v;
 }
 
-bool wo_map_has(WoMap* m, uint64_t key) {
+WO_HOT bool wo_map_has(WoMap* m, uint64_t key) {
   wo::need(m);
   return lookup(m, key).entry >= 0;
 }
 
-uint64_t wo_map_get_opt(WoMap* m, uint64_t key) {
+WO_HOT uint64_t wo_map_get_opt(WoMap* m, uint64_t key) {
   wo::need(m);
   Found f = lookup(m, key);
   if (f.entry < 0) return nil_of(m);
@@ -55,7 +64,7 @@ uint64_t wo_map_get_opt(WoMap* m, uint64_t key) {
   return m->entries[f.entry].val;
 }
 
-bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out) {
+WO_HOT bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out) {
   wo::need(m);
   Found f = lookup(m, key);
   if (f.entry < 0) return false;
@@ -64,7 +73,7 @@ bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out) {
   return true;
 }
 
-void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site) {
+WO_HOT void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site) {
   wo::need(m, site);
   if (text_keys(m) && key == 0) [[unlikely]] {
     drop_val(m, val);
@@ -81,25 +90,7 @@ void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site) {
       return;
     }
   }
-  uint64_t h = hash_key(m, key);
-  Found f = m->len ? find(m, key, h) : Found{};
-  if (f.entry >= 0) {
-    WoMapEntry& e = m->entries[f.entry];
-    uint64_t old = e.val;
-    e.val = val;
-    drop_val(m, old);
-    return;
-  }
-  if (m->used == m->cap) [[unlikely]]
-    make_room(m, val);
-  if (text_keys(m)) wo_retain(reinterpret_cast<void*>(key));
-  int64_t n = m->used++;
-  m->entries[n] = WoMapEntry{key, val, h};
-  auto mask = static_cast<uint64_t>(m->index_mask);
-  uint64_t i = h & mask;
-  while (m->index[i] != kEmpty && m->index[i] != kTomb) i = (i + 1) & mask;
-  m->index[i] = static_cast<uint32_t>(n + 1);
-  ++m->len;
+  set_probed(m, key, val);
 }
 
 }  // extern "C"
