@@ -321,6 +321,41 @@ say ""
 say "aim: woc within 1.2x of C (C++ for alloc, wordcount, json)"
 hr
 
+# ---------------------------------------------------------------- 3b. compute aims (issue 12 item 4)
+# fib against clang -O2 (gcc inlines the recursion into itself, clang does
+# what woc's LLVM does), alloc and wordcount against g++ -O2. Each pair is
+# timed in AIM_ROUNDS interleaved rounds of `measure`; the line gives the
+# median CPU time (user + sys) and the median wall time.
+AIM_ROUNDS=3
+aim_line() { # aim_line NAME PEER_NAME AIM WOC_BIN PEER_BIN
+  local name=$1 peer=$2 aim=$3 i w c pw pc cw=() cc=() pcw=() pcc=()
+  for ((i = 0; i < AIM_ROUNDS; i++)); do
+    read -r w c < <(measure "$RUNS" "$4")
+    read -r pw pc < <(measure "$RUNS" "$5")
+    cw+=("$w") cc+=("$c") pcw+=("$pw") pcc+=("$pc")
+  done
+  med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+  local wc wp cw_ cp r verdict
+  cw_=$(med "${cc[@]}") cp=$(med "${pcc[@]}") wc=$(med "${cw[@]}") wp=$(med "${pcw[@]}")
+  r=$(ratio "$cw_" "$cp")
+  verdict=MISSED
+  awk -v r="$r" -v a="$aim" 'BEGIN {exit !(r != "-" && r + 0 <= a + 0)}' && verdict=met
+  say "$name: woc $cw_ ms, $peer $cp ms, ratio ${r}x (aim <= ${aim}x) $verdict   [CPU, median of $AIM_ROUNDS rounds; wall $wc vs $wp ms]"
+  rec aim-cpu "$name" "woc/$peer" "$r" "aim $aim, $verdict"
+}
+say "compute aims (issue 12 item 4; load $(cut -d' ' -f1-3 /proc/loadavg)):"
+if try_install clang-19 clang-19 && [[ -n ${bin[fib.wo]:-} ]] &&
+  clang-19 -O2 -o "$TMP/fib/clang" "$ROOT/bench/kernels/fib/main.c" 2>"$TMP/fib/clang.err" &&
+  cmp -s <("$TMP/fib/clang") "$TMP/fib/wo.out"; then
+  aim_line fib clang 1.2 "${bin[fib.wo]}" "$TMP/fib/clang"
+elif [[ $KERNELS == *fib* ]]; then
+  fail "fib: no clang-19 -O2 peer (apt-get install -y clang-19): $(head -3 "$TMP/fib/clang.err" 2>/dev/null)"
+fi
+for k in alloc wordcount; do
+  [[ -n ${bin[$k.wo]:-} && -n ${bin[$k.c]:-} ]] && aim_line "$k" "C++" 1.0 "${bin[$k.wo]}" "${bin[$k.c]}"
+done
+hr
+
 # ---------------------------------------------------------------- 4. woc run hello
 mkdir -p "$TMP/hello"
 cp "$ROOT/bench/hello/main.wo" "$TMP/hello/main.wo"

@@ -164,7 +164,10 @@ void keep_large_called_once_out_of_line(llvm::Module& m) {
 
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
   if (opt_level == 0) keep_helpers_out_of_line(m);
+  // Before the runtime's helpers are linked in: the rule is for the
+  // program's own functions only.
   if (opt_level == 2) keep_large_called_once_out_of_line(m);
+  if (opt_level > 0) link_runtime_helpers(m);
   bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

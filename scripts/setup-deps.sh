@@ -16,6 +16,7 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
           libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
+          clang-19  # compiles runtime/src/inline/helpers.cpp to the LLVM bitcode woc inlines (codegen/, decision 0052)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
