@@ -45,6 +45,13 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 // -fsanitize does, so that generated code is checked with the runtime.
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
 
+// Links the definitions of the runtime's hot helpers that `m` calls
+// (runtime/src/inline/helpers.cpp, embedded as bitcode) into `m` as
+// available_externally, so the optimiser can inline them (runtime_inline.cpp,
+// docs/decisions/0052). optimize() does it at -O1 and above. False when the
+// bitcode could not be linked (the calls then stay calls).
+bool link_runtime_helpers(llvm::Module& m);
+
 // The name of the entry function generated code defines.
 inline constexpr const char* kEntrySymbol = "wo_main_entry";
 

@@ -134,6 +134,7 @@ class Emitter {
   void emit_fn(const FnInfo& fn);
   llvm::Value* fiber_local();   // this thread's WoFiberLocal*
   void emit_stack_check();
+  void thread_recursion_depth();  // recursion.cpp: recursive functions count the calls LLVM may turn into loops
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
   llvm::AllocaInst* heap_slot(const std::string& name);  // null-initialised, registered for unwinding
   llvm::Value* load_for_unwind(llvm::AllocaInst* slot);   // a landing pad's read of a slot (function.cpp)
@@ -280,6 +281,7 @@ class Emitter {
   std::map<const Type*, llvm::DIType*> di_types_;
   llvm::DISubprogram* di_sp_ = nullptr;           // the function being emitted
   llvm::BasicBlock* stack_trap_bb_ = nullptr;     // its stack check's trap block (moved last)
+  std::map<llvm::Function*, llvm::Instruction*> stack_probes_;  // each function's frame address (as i64) its check compares
   llvm::Function* retain_fn_ = nullptr;
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;

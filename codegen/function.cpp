@@ -186,15 +186,32 @@ void Emitter::finish_function_pad(Region& r) {
 llvm::Value* Emitter::fiber_local() {
   llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
   auto* offset = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
-  return b_.CreateGEP(b_.getInt8Ty(), b_.CreateCall(tp, {}), b_.CreateLoad(i64_, offset, "fl.offset"), "fiber.local");
+  // Published once before any generated code runs: invariant, so a loop loads it once.
+  llvm::LoadInst* off = b_.CreateLoad(i64_, offset, "fl.offset");
+  off->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+  return b_.CreateGEP(b_.getInt8Ty(), b_.CreateCall(tp, {}), off, "fiber.local");
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
 // address with the running fiber's limit (WoFiberLocal.stack_limit).
 void Emitter::emit_stack_check() {
-  llvm::AllocaInst* probe = entry_alloca(b_.getInt8Ty(), "frame");
+  // The address of this frame's return address, not an alloca's: an alloca
+  // whose address escapes stops LLVM's tail-recursion elimination (fib's
+  // second call as a loop), and llvm.frameaddress would force a frame
+  // pointer (a register and two instructions per call). x86-64 and AArch64
+  // lower it; woc generates code for the host only.
+  llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
+  llvm::Value* frame = b_.CreateCall(fa, {}, "frame");
+  // Recorded so that a recursive function can lower it by its eliminated depth (recursion.cpp).
+  auto* probe = llvm::cast<llvm::Instruction>(b_.CreatePtrToInt(frame, i64_, "frame.addr"));
+  stack_probes_[llfn_] = probe;
   llvm::Value* limit = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
-  llvm::Value* below = b_.CreateICmpULT(b_.CreatePtrToInt(probe, i64_), b_.CreateLoad(i64_, limit, "stack.limit"));
+  // The running fiber's limit: another fiber's is stored there while this
+  // one is switched out, but every read this activation makes sees its own,
+  // so the load is invariant (a loop made from a self call loads it once).
+  llvm::LoadInst* lim = b_.CreateLoad(i64_, limit, "stack.limit");
+  lim->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+  llvm::Value* below = b_.CreateICmpULT(probe, lim);
   llvm::BasicBlock* trap_bb = new_block("stack.overflow");
   llvm::BasicBlock* ok_bb = new_block("stack.ok");
   b_.CreateCondBr(below, trap_bb, ok_bb, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));

@@ -434,6 +434,7 @@ std::unique_ptr<llvm::Module> Emitter::run() {
   for (auto& cls : prog_.classes)
     for (auto& m : cls->methods) emit_fn(*m);
   if (prog_.main) emit_entry_points();
+  thread_recursion_depth();
   di_finish();
   // Not verified here: the caller does (codegen.h), so that a broken module is
   // reported (woc: exit 2; the fuzzer: a finding) instead of ending the process.

@@ -1,8 +1,11 @@
 // The -O0..-O3 pipeline of LLVM's new pass manager.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -114,9 +117,57 @@ void add_sanitizers(llvm::Module& m, llvm::ModulePassManager& mpm, const std::st
   }
 }
 
+// At -O0 the inline fast paths of retain/release (module.cpp's `wo.retain`,
+// `wo.release`, marked alwaysinline) stay calls: copied into every use they
+// were most of the -O0 IR (a 1,000-line program: 27k lines inlined) and so
+// most of the time of instruction selection, for code whose speed -O0 does
+// not promise (docs/decisions/0055).
+void keep_helpers_out_of_line(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration() && f.hasLocalLinkage() && f.hasFnAttribute(llvm::Attribute::AlwaysInline))
+      f.removeFnAttr(llvm::Attribute::AlwaysInline);
+}
+
+// At -O2, a large function called from one place, not inside a loop there,
+// stays a call. LLVM's inliner inlines any internal function with a single
+// call site whatever its size (a bonus for deleting the function), so a
+// program of many such functions became one giant function, and the
+// optimiser and code generator are superlinear in function size: a
+// 1,000-line program of 72 functions called once from main optimised and
+// compiled in 0.41 + 0.42 s kept apart against 0.75 + 0.67 s inlined. A call
+// made once per run of its caller costs nothing next to a body this size;
+// calls inside loops and small callees are left to the inliner as before,
+// and -O3 keeps LLVM's choice (docs/decisions/0055).
+constexpr unsigned kCalledOnceOutOfLine = 100;  // instructions before optimisation (~40-60 after: over the inliner's usual threshold)
+
+void keep_large_called_once_out_of_line(llvm::Module& m) {
+  std::map<llvm::Function*, std::unique_ptr<llvm::LoopInfo>> loops;
+  std::map<llvm::Function*, std::unique_ptr<llvm::DominatorTree>> doms;
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || !f.hasLocalLinkage() || !f.hasOneUse() ||
+        f.getInstructionCount() < kCalledOnceOutOfLine || f.hasFnAttribute(llvm::Attribute::AlwaysInline))
+      continue;
+    auto* call = llvm::dyn_cast<llvm::CallBase>(f.user_back());
+    if (!call || call->getCalledFunction() != &f) continue;
+    llvm::Function* caller = call->getFunction();
+    auto& li = loops[caller];
+    if (!li) {
+      auto& dt = doms[caller];
+      dt = std::make_unique<llvm::DominatorTree>(*caller);
+      li = std::make_unique<llvm::LoopInfo>(*dt);
+    }
+    if (!li->getLoopFor(call->getParent())) call->setIsNoInline();
+  }
+}
+
 }  // namespace
 
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+  if (opt_level == 0) keep_helpers_out_of_line(m);
+  // Before the runtime's helpers are linked in: the rule is for the
+  // program's own functions only.
+  if (opt_level == 2) keep_large_called_once_out_of_line(m);
+  if (opt_level > 0) link_runtime_helpers(m);
   bool giant = opt_level > 0 && skip_giant_functions(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

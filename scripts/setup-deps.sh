@@ -6,16 +6,18 @@
 # apt/dpkg may be busy (another install on the same machine): every apt-get
 # call is retried while the dpkg lock is held.
 #
-# llvm-19-dev's CMake package does not need zlib/zstd/libedit/libxml2/curl
-# development files to configure and link the shared libLLVM woc uses
-# (checked by configuring with each of those find_package calls disabled), so
-# they are not listed here.
+# llvm-19-dev's CMake package does not need zstd/libedit/curl development
+# files to configure and link the static LLVM libraries woc uses (zstd is
+# linked as libzstd.so.1; zlib and z3 come with llvm-19-dev's own
+# dependencies), so they are not listed here.
 set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
           libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
+          lld  # `woc build` links with ld.lld when present: ~4x less link time than GNU ld (docs/decisions/0055)
+          clang-19  # compiles runtime/src/inline/helpers.cpp to the LLVM bitcode woc inlines (codegen/, decision 0052)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients

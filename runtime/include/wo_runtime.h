@@ -72,6 +72,7 @@ typedef struct WoMap {
   WoMapEntry* entries;           // insertion order; removed entries are holes until compaction
   uint32_t* index;               // open-addressing table of entry numbers + 1 (0 empty)
   int64_t index_mask;            // index size - 1 (size is a power of two), or -1 before the first set
+  int64_t hint;                  // 1 + the entry the last read found (0: none): `m[k] = f(m[k])` skips a second probe
 } WoMap;
 
 // `Bytes`: the same layout as WoText (header, len, bytes, a NUL not counted)

@@ -12,6 +12,7 @@
 
 #include "gc.h"
 #include "heap.h"
+#include "inline/helpers.h"
 #include "trap.h"
 
 namespace {
@@ -23,7 +24,7 @@ uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nul
 void list_destroy(void* self) {
   auto* xs = static_cast<WoList*>(self);
   if (WO_ELEM_IS_HEAP(xs->elem_kind))
-    for (int64_t i = 0; i < xs->len; ++i) wo_release(reinterpret_cast<void*>(xs->data[i]));
+    for (int64_t i = 0; i < xs->len; ++i) wo::release(reinterpret_cast<void*>(xs->data[i]));
   std::free(base_of(xs));
 }
 
@@ -31,10 +32,29 @@ void drop_slot(const WoList* xs, uint64_t v) {
   if (WO_ELEM_IS_HEAP(xs->elem_kind)) wo_release(reinterpret_cast<void*>(v));
 }
 
+[[noreturn]] void wrong_container(const WoSite* site) { wo::raise(6, site, "wrong container type"); }
+
+// Bytewise order of two Text/Bytes objects (same layout), shorter prefix first.
+bool bytes_less(uint64_t a, uint64_t b) {
+  auto* x = reinterpret_cast<const WoText*>(a);
+  auto* y = reinterpret_cast<const WoText*>(b);
+  int64_t n = std::min(x->len, y->len);
+  int c = n ? std::memcmp(x->bytes, y->bytes, static_cast<size_t>(n)) : 0;
+  return c < 0 || (c == 0 && x->len < y->len);
+}
+
+double as_double(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, sizeof d);
+  return d;
+}
+
+}  // namespace
+
 // Makes room for one more element. Front slots freed by shift are reclaimed
 // first when they are at least half of the allocation (amortised O(1) for a
 // queue that pushes and shifts); otherwise the allocation doubles.
-[[gnu::noinline, gnu::cold]] void grow(WoList* xs, uint64_t pending) {
+void wo::list_grow(WoList* xs, uint64_t pending) {
   uint64_t* base = base_of(xs);
   int64_t total = xs->cap + xs->off;
   if (xs->off > 0 && xs->off >= xs->len) {  // at least half free at the front: compact
@@ -56,25 +76,6 @@ void drop_slot(const WoList* xs, uint64_t v) {
   xs->cap = cap;
   xs->off = 0;
 }
-
-[[noreturn]] void wrong_container(const WoSite* site) { wo::raise(6, site, "wrong container type"); }
-
-// Bytewise order of two Text/Bytes objects (same layout), shorter prefix first.
-bool bytes_less(uint64_t a, uint64_t b) {
-  auto* x = reinterpret_cast<const WoText*>(a);
-  auto* y = reinterpret_cast<const WoText*>(b);
-  int64_t n = std::min(x->len, y->len);
-  int c = n ? std::memcmp(x->bytes, y->bytes, static_cast<size_t>(n)) : 0;
-  return c < 0 || (c == 0 && x->len < y->len);
-}
-
-double as_double(uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, sizeof d);
-  return d;
-}
-
-}  // namespace
 
 namespace wo {
 // The collector's view of a list: the heap elements it owns (gc.cpp).
@@ -114,13 +115,7 @@ int64_t wo_list_len(WoList* xs) {
   return xs->len;
 }
 
-void wo_list_push(WoList* xs, uint64_t v) {
-  wo::need(xs);
-  if (xs->len == xs->cap) [[unlikely]]
-    grow(xs, v);
-  xs->data[xs->len++] = v;
-}
-
+// wo_list_push: inline/helpers.cpp.
 uint64_t wo_list_get(WoList* xs, int64_t i, const WoSite* site) {
   wo::need(xs, site);
   if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(xs->len)) [[unlikely]]

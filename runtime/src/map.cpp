@@ -17,13 +17,10 @@
 
 #include "gc.h"
 #include "heap.h"
+#include "map_probe.h"
 #include "trap.h"
 
-struct WoMapEntry {
-  uint64_t key;
-  uint64_t val;
-  uint64_t hash;  // 63-bit hash of the key, or kDead for a removed entry
-};
+using namespace wo::map_probe;
 
 namespace {
 
@@ -56,67 +53,6 @@ std::string key_detail(const WoMap* m, uint64_t key) {
   return out;
 }
 
-constexpr uint64_t kDead = UINT64_MAX;
-constexpr uint32_t kEmpty = 0;
-constexpr uint32_t kTomb = UINT32_MAX;
-constexpr int64_t kMaxEntries = (int64_t{1} << 30);  // index holds entry numbers + 1 in uint32
-
-constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-constexpr uint64_t kSeed = 0x6A09E667F3BCC909ull;
-
-uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xFF51AFD7ED558CCDull;
-  k ^= k >> 33;
-  k *= 0xC4CEB9FE1A85EC53ull;
-  k ^= k >> 33;
-  return k;
-}
-
-bool text_keys(const WoMap* m) { return WO_ELEM_IS_HEAP(m->key_kind); }
-
-uint64_t hash_key(const WoMap* m, uint64_t key) {
-  uint64_t h;
-  if (!text_keys(m)) {
-    h = fmix64(key ^ kSeed);
-  } else {
-    auto* t = reinterpret_cast<const WoText*>(key);
-    auto* p = reinterpret_cast<const unsigned char*>(t->bytes);
-    size_t n = static_cast<size_t>(t->len);
-    h = kSeed ^ (static_cast<uint64_t>(n) * kMul);
-    for (; n >= 8; n -= 8, p += 8) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      h = (h ^ w) * kMul;
-      h ^= h >> 32;
-    }
-    if (n) {
-      uint64_t w = 0;
-      std::memcpy(&w, p, n);
-      h = (h ^ w) * kMul;
-      h ^= h >> 32;
-    }
-    h = fmix64(h);
-  }
-  return h >> 1;  // never kDead
-}
-
-bool key_eq(const WoMap* m, uint64_t a, uint64_t b) {
-  if (!text_keys(m)) return a == b;
-  if (a == b) return true;
-  auto* x = reinterpret_cast<const WoText*>(a);
-  auto* y = reinterpret_cast<const WoText*>(b);
-  return x->len == y->len && std::memcmp(x->bytes, y->bytes, static_cast<size_t>(x->len)) == 0;
-}
-
-void drop_val(const WoMap* m, uint64_t v) {
-  if (WO_ELEM_IS_HEAP(m->val_kind)) wo_release(reinterpret_cast<void*>(v));
-}
-
-void drop_key(const WoMap* m, uint64_t k) {
-  if (text_keys(m)) wo_release(reinterpret_cast<void*>(k));
-}
-
 void map_destroy(void* self) {
   auto* m = static_cast<WoMap*>(self);
   for (int64_t i = 0; i < m->used; ++i) {
@@ -127,28 +63,6 @@ void map_destroy(void* self) {
   }
   std::free(m->entries);
   std::free(m->index);
-}
-
-struct Found {
-  int64_t entry = -1;  // entry number, -1 when absent
-  int64_t slot = -1;   // its index slot
-};
-
-Found find(const WoMap* m, uint64_t key, uint64_t h) {
-  if (m->index_mask < 0) return {};
-  auto mask = static_cast<uint64_t>(m->index_mask);
-  for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-    uint32_t s = m->index[i];
-    if (s == kEmpty) return {};
-    if (s == kTomb) continue;
-    const WoMapEntry& e = m->entries[s - 1];
-    if (e.hash == h && key_eq(m, e.key, key)) return {static_cast<int64_t>(s - 1), static_cast<int64_t>(i)};
-  }
-}
-
-Found lookup(const WoMap* m, uint64_t key) {
-  if (m->len == 0 || (text_keys(m) && key == 0)) return {};
-  return find(m, key, hash_key(m, key));
 }
 
 // Fills a fresh (zeroed) index of size mask + 1 from the live entries,
@@ -170,6 +84,7 @@ uint32_t* new_index(int64_t size) {
 
 // Squeezes the holes out of the entry vector (order kept).
 void squeeze(WoMap* m) {
+  m->hint = 0;  // entry numbers change
   int64_t w = 0;
   for (int64_t r = 0; r < m->used; ++r)
     if (m->entries[r].hash != kDead) m->entries[w++] = m->entries[r];
@@ -185,9 +100,20 @@ void compact(WoMap* m) {
   fill_index(m, index, m->index_mask);
 }
 
-// Room for one more entry; on OOM releases `pending` (the value `set` was
-// given) and traps, leaving the map as it was.
-void make_room(WoMap* m, uint64_t pending) {
+
+// The live entry at position i (0-based, insertion order), or a BOUNDS trap.
+WoMapEntry& entry_at(WoMap* m, int64_t i, const WoSite* site) {
+  wo::need(m, site);
+  if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(m->len)) [[unlikely]]
+    wo::raise(6, site, "map index out of range", wo::index_detail(i, m->len));
+  if (m->used != m->len) compact(m);
+  return m->entries[i];
+}
+
+}  // namespace
+
+// Out of line: growing is rare (map_probe.h).
+void wo::map_probe::make_room(WoMap* m, uint64_t pending) {
   int64_t dead = m->used - m->len;
   if (dead > 0 && dead >= m->used / 2) {
     try {
@@ -214,22 +140,28 @@ void make_room(WoMap* m, uint64_t pending) {
   fill_index(m, index, size - 1);
 }
 
-uint64_t nil_of(const WoMap* m) {
-  if (WO_ELEM_IS_HEAP(m->val_kind)) return 0;
-  if (m->val_kind == WO_ELEM_FLOAT) return WO_NIL_FLOAT_BITS;
-  return static_cast<uint64_t>(WO_NIL_SCALAR);
+// wo_map_set past the hint (inline/helpers.cpp): hash, probe, replace or append.
+void wo::map_probe::set_probed(WoMap* m, uint64_t key, uint64_t val) {
+  uint64_t h = hash_key(m, key);
+  Found f = m->len ? find(m, key, h) : Found{};
+  if (f.entry >= 0) {
+    WoMapEntry& e = m->entries[f.entry];
+    uint64_t old = e.val;
+    e.val = val;
+    drop_val(m, old);
+    return;
+  }
+  if (m->used == m->cap) [[unlikely]]
+    make_room(m, val);
+  if (text_keys(m)) wo_retain(reinterpret_cast<void*>(key));
+  int64_t n = m->used++;
+  m->entries[n] = WoMapEntry{key, val, h};
+  auto mask = static_cast<uint64_t>(m->index_mask);
+  uint64_t i = h & mask;
+  while (m->index[i] != kEmpty && m->index[i] != kTomb) i = (i + 1) & mask;
+  m->index[i] = static_cast<uint32_t>(n + 1);
+  ++m->len;
 }
-
-// The live entry at position i (0-based, insertion order), or a BOUNDS trap.
-WoMapEntry& entry_at(WoMap* m, int64_t i, const WoSite* site) {
-  wo::need(m, site);
-  if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(m->len)) [[unlikely]]
-    wo::raise(6, site, "map index out of range", wo::index_detail(i, m->len));
-  if (m->used != m->len) compact(m);
-  return m->entries[i];
-}
-
-}  // namespace
 
 namespace wo {
 // The collector's view of a map: its heap values (keys are Int or Text, never
@@ -258,57 +190,15 @@ int64_t wo_map_len(WoMap* m) {
   return m->len;
 }
 
-bool wo_map_has(WoMap* m, uint64_t key) {
-  wo::need(m);
-  return lookup(m, key).entry >= 0;
-}
+// wo_map_has, wo_map_get_opt, wo_map_find and wo_map_set: inline/helpers.cpp.
 
 uint64_t wo_map_get(WoMap* m, uint64_t key, const WoSite* site) {
   wo::need(m, site);
   Found f = lookup(m, key);
   if (f.entry < 0) [[unlikely]]
     wo::raise(7, site, nullptr, key_detail(m, key));
+  m->hint = f.entry + 1;
   return m->entries[f.entry].val;
-}
-
-uint64_t wo_map_get_opt(WoMap* m, uint64_t key) {
-  wo::need(m);
-  Found f = lookup(m, key);
-  return f.entry < 0 ? nil_of(m) : m->entries[f.entry].val;
-}
-
-bool wo_map_find(WoMap* m, uint64_t key, uint64_t* out) {
-  wo::need(m);
-  Found f = lookup(m, key);
-  if (f.entry < 0) return false;
-  *out = m->entries[f.entry].val;
-  return true;
-}
-
-void wo_map_set(WoMap* m, uint64_t key, uint64_t val, const WoSite* site) {
-  wo::need(m, site);
-  if (text_keys(m) && key == 0) [[unlikely]] {
-    drop_val(m, val);
-    wo::raise_null_receiver(site);
-  }
-  uint64_t h = hash_key(m, key);
-  Found f = m->len ? find(m, key, h) : Found{};
-  if (f.entry >= 0) {
-    WoMapEntry& e = m->entries[f.entry];
-    uint64_t old = e.val;
-    e.val = val;
-    drop_val(m, old);
-    return;
-  }
-  if (m->used == m->cap) make_room(m, val);
-  if (text_keys(m)) wo_retain(reinterpret_cast<void*>(key));
-  int64_t n = m->used++;
-  m->entries[n] = WoMapEntry{key, val, h};
-  auto mask = static_cast<uint64_t>(m->index_mask);
-  uint64_t i = h & mask;
-  while (m->index[i] != kEmpty && m->index[i] != kTomb) i = (i + 1) & mask;
-  m->index[i] = static_cast<uint32_t>(n + 1);
-  ++m->len;
 }
 
 bool wo_map_remove(WoMap* m, uint64_t key) {

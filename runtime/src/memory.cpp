@@ -1,5 +1,5 @@
-// Heap objects: allocation, reference counting and release (wo_alloc,
-// wo_retain, wo_release) plus the internal allocation helpers of heap.h.
+// Heap objects: reference counting and release (wo_retain, wo_release; wo_alloc
+// is in inline/helpers.cpp) plus the internal allocation helpers of heap.h.
 // Every object starts with WoHeader {rc, destroy}; rc < 0 marks an immortal
 // object (a constant emitted by codegen) that retain/release never touch.
 // Counts are not atomic: an object never crosses threads by pointer.
@@ -46,15 +46,7 @@ WoText* text_from(const char* bytes, size_t len) {
 
 extern "C" {
 
-// `size` is the whole object, header included.
-void* wo_alloc(int64_t size, void (*destroy)(void*)) {
-  if (size < static_cast<int64_t>(sizeof(WoHeader))) size = sizeof(WoHeader);
-  auto* h = static_cast<WoHeader*>(wo::heap_malloc(static_cast<size_t>(size)));
-  h->rc = 1;
-  h->destroy = destroy;
-  std::memset(h + 1, 0, static_cast<size_t>(size) - sizeof(WoHeader));
-  return h;
-}
+// wo_alloc: inline/helpers.cpp.
 
 void wo_retain(void* obj) {
   if (!obj) return;
@@ -62,13 +54,6 @@ void wo_retain(void* obj) {
   if (h->rc >= 0) ++h->rc;
 }
 
-void wo_release(void* obj) {
-  if (!obj) return;
-  auto* h = static_cast<WoHeader*>(obj);
-  if (h->rc < 0) return;
-  if (--h->rc != 0) return;
-  if (h->destroy) h->destroy(obj);
-  std::free(obj);
-}
+void wo_release(void* obj) { wo::release(obj); }
 
 }  // extern "C"

@@ -269,6 +269,34 @@ TEST_CASE("a model check: random sets/removes/gets agree with std::map + order l
   CHECK(it_keys == order);
 }
 
+TEST_CASE("a set right after a read of the same key (the hint) updates that entry, also after removal and compaction") {
+  OMap m(wo_map_new(WO_ELEM_TEXT, WO_ELEM_INT));
+  set_tk(m, "a", 1);
+  set_tk(m, "b", 2);
+  CHECK(static_cast<int64_t>(get_tk(m, "b")) == 2);  // the hint: entry 1
+  set_tk(m, "b", 3);
+  CHECK(static_cast<int64_t>(get_tk(m, "b")) == 3);
+  CHECK(text_keys(m) == std::vector<std::string>{"a", "b"});
+  // A read, then the entry is removed: the set appends a new entry.
+  CHECK(static_cast<int64_t>(get_tk(m, "a")) == 1);
+  {
+    OText k(text("a"));
+    REQUIRE(wo_map_remove(m, pslot(k.get())));
+  }
+  set_tk(m, "a", 4);
+  CHECK(text_keys(m) == std::vector<std::string>{"b", "a"});  // key_at compacts: entry numbers change
+  // After the compaction the entry the hint named holds a stale copy: it must not be written.
+  CHECK(static_cast<int64_t>(get_tk(m, "a")) == 4);
+  {
+    OText k(text("b"));
+    REQUIRE(wo_map_remove(m, pslot(k.get())));
+  }
+  CHECK(text_keys(m) == std::vector<std::string>{"a"});  // compacts again: "a" moves to entry 0
+  set_tk(m, "a", 5);
+  CHECK(static_cast<int64_t>(get_tk(m, "a")) == 5);
+  CHECK(wo_map_len(m) == 1);
+}
+
 TEST_CASE("a large map: many keys, all found, order kept") {
   OMap m(wo_map_new(WO_ELEM_INT, WO_ELEM_INT));
   const int64_t n = 200000;

@@ -13,6 +13,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class TargetMachine;
 namespace orc {
 class JITTargetMachineBuilder;
 }
@@ -25,13 +26,14 @@ struct JitResult {
   std::string error;  // non-empty: the JIT failed before or instead of running
 };
 
-// Runs `module` (which must define codegen::kEntrySymbol) with argv[0] =
+// Runs `module` (which must define codegen::kEntrySymbol; optimised for `tm`,
+// which compiles it to machine code, `machine` describing the same target) with argv[0] =
 // `program_path` and argv[1..] = `args`. Takes ownership of the context and
 // the module. `debugger` (woc run -g): failing to register the JIT'd code
 // with gdb's JIT interface is an error rather than a missing trap call chain.
 JitResult run_in_jit(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
                      std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine,
-                     const std::string& program_path, const std::vector<std::string>& args,
+                     std::unique_ptr<llvm::TargetMachine> tm, const std::string& program_path, const std::vector<std::string>& args,
                      bool debugger = false);
 
 }  // namespace wo::driver

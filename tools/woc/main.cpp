@@ -8,6 +8,7 @@
 #include "tools/woc/fmt_verb.h"
 #include "tools/woc/lsp/server.h"
 #include "tools/woc/test_verb.h"
+#include "tools/woc/time_report.h"
 #include "tools/woc/options.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/verbs.h"
@@ -30,6 +31,7 @@ int woc_main(int argc, char** argv) {
     return 0;
   }
   if (!parsed.error.empty()) return driver_failure(parsed.error);
+  enable_time_report(opts.time_report);
   switch (opts.verb) {
     case Verb::Run: return run_verb(opts);
     case Verb::Build: return build_verb(opts);

@@ -90,6 +90,13 @@ ParseResult parse_options(int argc, char** argv) {
         r.error = "--emit-llvm needs a file name";
         return r;
       }
+    } else if (a == "--time-report" || a == "-ftime-report" || a == "--time-report=phases") {
+      o.time_report = TimeReport::Phases;
+    } else if (a == "--time-report=passes") {
+      o.time_report = TimeReport::Passes;
+    } else if (a.substr(0, 14) == "--time-report=") {
+      r.error = "--time-report: unknown value `" + std::string(a.substr(14)) + "` (expected phases or passes)";
+      return r;
     } else if (a.substr(0, 7) == "--color" || a.substr(0, 14) == "--error-format") {
       if (std::string bad = diagnostic_option(a, argc, argv, i, o); !bad.empty()) {
         r.error = bad;
@@ -121,6 +128,11 @@ ParseResult parse_options(int argc, char** argv) {
     r.error = "no command given (see woc --help)";
     return r;
   }
+  if (o.time_report != TimeReport::Off && o.verb != Verb::Run && o.verb != Verb::Build &&
+      o.verb != Verb::Check && o.verb != Verb::Test) {
+    r.error = "--time-report is only accepted by `woc run`, `build`, `check` and `test`";
+    return r;
+  }
   if (finish_tool_verb(r, positional)) return r;
   if (positional.size() < 2) {
     r.error = "missing program path (a .wo file or a program directory)";
@@ -150,6 +162,10 @@ std::string help_text(Verb verb) {
       "                    NO_COLOR is set), always or never\n"
       "  --error-format=F  diagnostics as human text (default) or json: one JSON\n"
       "                    object per line on stderr (docs/decisions/0040)\n"
+      "  --time-report     print the wall and CPU time of each phase (load, sema,\n"
+      "                    codegen, verify, optimise, machine code, link or JIT, run)\n"
+      "                    on stderr at exit; --time-report=passes adds LLVM's own\n"
+      "                    per-pass timings; -ftime-report is the same as --time-report\n"
       "  -h, --help        show this help\n";
   switch (verb) {
     case Verb::Run:

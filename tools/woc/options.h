@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/woc/time_report.h"
+
 namespace wo::driver {
 
 enum class Verb { None, Run, Build, Check, Fmt, Test, Explain };
@@ -24,6 +26,7 @@ struct Options {
   std::string error_format = "human";     // --error-format=human|json
   bool help = false;                      // --help (for `verb`, or general)
   bool version = false;                   // --version
+  TimeReport time_report = TimeReport::Off;  // --time-report[=passes], -ftime-report (time_report.h)
   // fmt, test, explain (options_tools.cpp)
   std::vector<std::string> paths;         // fmt: the files/directories (`-`: stdin)
   bool fmt_check = false;                 // fmt --check: report, do not rewrite

@@ -125,6 +125,8 @@ std::string tool_help(Verb verb) {
                  "  -D FLAG           define FLAG for #if (repeatable; also -DFLAG)\n"
                  "  -O0 .. -O3        optimisation level (default -O2)\n"
                  "  --update-deps     re-resolve wo.toml git deps, ignoring (and rewriting) wo.lock\n"
+                 "  --time-report     the wall and CPU time of each phase on stderr at exit\n"
+                 "                    (=passes: with LLVM's per-pass timings; also -ftime-report)\n"
                  "  -h, --help        show this help\n") +
              "\n"
              "Exit status: 0 all tests passed (or none matched); 1 a test failed or the\n"

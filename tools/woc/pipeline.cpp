@@ -14,6 +14,7 @@
 #include "common/diagnostics.h"
 #include "frontend/loader.h"
 #include "tools/woc/diag_output.h"
+#include "tools/woc/time_report.h"
 #include "sema/program_info.h"
 #include "sema/sema.h"
 #include "woc_config.h"
@@ -44,7 +45,9 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   lex.defines = opts.defines;
   lex.with_tests = opts.verb == Verb::Test;
 
+  Phase load_phase("load (read, lex, parse)");
   LoadResult loaded = load_program(opts.path, sources, diags, lex, opts.update_deps);
+  load_phase.stop();
   if (!loaded.io_error.empty()) {
     out.status = driver_failure(loaded.io_error);  // already worded: "cannot read '...': why"
     return out;
@@ -53,9 +56,15 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
     out.status = driver_failure(opts.path + "/wo.toml: kind = \"library\" has no entry point to run or build (use `woc check`)");
     return out;
   }
-  if (prepare && !diags.has_errors()) prepare(loaded.program, sources, diags);
+  if (prepare && !diags.has_errors()) {
+    Phase p("prepare (test entry point)");
+    prepare(loaded.program, sources, diags);
+  }
   std::unique_ptr<sema::ProgramInfo> info;
-  if (!diags.has_errors()) info = sema::analyze(loaded.program, diags);
+  if (!diags.has_errors()) {
+    Phase p("sema");
+    info = sema::analyze(loaded.program, diags);
+  }
   // Warnings alone are shown and do not stop the build.
   if (!diags.all().empty()) diags.render(std::cerr, render_options(opts));
   if (diags.has_errors()) {
@@ -74,7 +83,10 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   cg.with_c_main = with_c_main;
   cg.debug = opts.debug_info ? codegen::DebugInfo::Full : codegen::DebugInfo::LineTables;
   cg.sources = &sources;
-  out.module = codegen::lower(*info, *out.ctx, cg);
+  {
+    Phase p("codegen (IR emission)");
+    out.module = codegen::lower(*info, *out.ctx, cg);
+  }
   if (!out.module) {
     out.status = driver_failure("internal error: code generation produced no module");
     return out;
@@ -84,13 +96,22 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
 
   std::string broken;
   llvm::raw_string_ostream why(broken);
-  if (llvm::verifyModule(*out.module, &why)) {
+  Phase verify_phase("verify");
+  bool invalid = llvm::verifyModule(*out.module, &why);
+  verify_phase.stop();
+  if (invalid) {
     if (!opts.emit_llvm.empty()) write_ir(*out.module, opts.emit_llvm);
     out.status = driver_failure("internal error: invalid IR generated:\n" + why.str());
     return out;
   }
-  out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
-  if (!opts.emit_llvm.empty()) out.status = write_ir(*out.module, opts.emit_llvm);
+  {
+    Phase p("optimise (-O pipeline)");
+    out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
+  }
+  if (!opts.emit_llvm.empty()) {
+    Phase p("write --emit-llvm");
+    out.status = write_ir(*out.module, opts.emit_llvm);
+  }
   return out;
 }
 

@@ -11,8 +11,10 @@
 
 namespace wo::driver {
 
-// Initialises LLVM's native target, asm printer and asm parser (once).
-void init_native_target();
+// Initialises LLVM's native target, asm printer and asm parser, and sets the
+// LLVM options woc compiles with at `opt_level` (once per process: woc
+// compiles one program, at one level, per process; the first call decides).
+void init_native_target(int opt_level);
 
 // The builder for the host machine at `opt_level` (0..3). Errors (no target
 // registered for the host) are returned as a message in `error`.

@@ -28,6 +28,7 @@
 #include "frontend/parser.h"
 #include "tools/woc/native_build.h"
 #include "tools/woc/pipeline.h"
+#include "tools/woc/time_report.h"
 #include "tools/woc/target.h"
 
 namespace wo::driver {
@@ -220,6 +221,7 @@ int test_verb(const Options& opts) {
   if (cwd.empty()) cwd = ".";
   cwd = fs::absolute(cwd, ec);
 
+  Phase run_phase("run the tests");
   size_t jobs = opts.jobs > 0 ? static_cast<size_t>(opts.jobs) : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Outcome> outcomes(tests.size());
   std::vector<Running> running;

@@ -9,12 +9,14 @@
 #include "tools/woc/native_build.h"
 #include "tools/woc/pipeline.h"
 #include "tools/woc/target.h"
+#include "tools/woc/time_report.h"
 
 namespace wo::driver {
 namespace {
 
 std::unique_ptr<llvm::TargetMachine> make_machine(llvm::orc::JITTargetMachineBuilder& builder,
                                                   std::string& error) {
+  Phase p("target machine");
   auto tm = builder.createTargetMachine();
   if (!tm) {
     error = llvm::toString(tm.takeError());
@@ -42,8 +44,8 @@ int run_verb(const Options& opts) {
   if (!machine) return driver_failure("no target for this host: " + error);
   Compiled c = compile(opts, machine.get(), false);
   if (c.status != 0) return c.status;
-  if (c.fast_codegen) builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
-  JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), opts.path,
+  if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
+  JitResult r = run_in_jit(std::move(c.ctx), std::move(c.module), std::move(builder), std::move(machine), opts.path,
                            opts.program_args, opts.debug_info);
   if (!r.error.empty()) return driver_failure(r.error);
   return r.status;

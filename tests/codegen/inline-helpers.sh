@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The runtime's hot helpers are inlined into generated code (decision 0052,
+# codegen/runtime_inline.cpp) and fib's second call is a loop (decision 0053):
+#  - at -O2 the optimised IR of a push / map read / map write / object
+#    program calls none of wo_alloc, wo_list_push, wo_map_find, wo_map_set,
+#    and defines none of them either (available_externally bodies are
+#    dropped, so no second copy is emitted);
+#  - at -O0 they stay calls (no bitcode is linked);
+#  - at -O2 fib calls itself once per invocation (the other call became a
+#    loop) and still has its STACK check (a call to wo_trap with code 3).
+#
+#   tests/codegen/inline-helpers.sh WOC
+set -uo pipefail
+[[ $# -eq 1 ]] || { echo "usage: $0 WOC" >&2; exit 2; }
+woc=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wo-inline.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+cat >"$tmp/main.wo" <<'WO'
+class Obj {
+  id: Int
+  tag: Text
+}
+fn main() {
+  let xs: multi Obj = []
+  let counts: map<Text, Int> = {}
+  let i = 0
+  while i < 10 {
+    push(xs, Obj { id: i, tag: "t" })
+    let c = counts["w"]
+    if c == nil {
+      counts["w"] = 1
+    } else {
+      counts["w"] = c + 1
+    }
+    i += 1
+  }
+  print_int(len(xs) + get(counts, "w"))
+}
+WO
+helpers='@(wo_alloc|wo_list_push|wo_map_find|wo_map_set)\('
+"$woc" check "$tmp/main.wo" -O2 --emit-llvm "$tmp/o2.ll" || bad "woc check -O2 failed"
+if grep -Eq "(call|invoke) .*$helpers" "$tmp/o2.ll"; then
+  bad "-O2 still calls a hot helper: $(grep -Eo "(call|invoke) [^(]*$helpers" "$tmp/o2.ll" | sort -u | tr '\n' ' ')"
+fi
+grep -Eq "^define .*$helpers" "$tmp/o2.ll" && bad "-O2 emits a copy of a runtime helper"
+"$woc" check "$tmp/main.wo" -O0 --emit-llvm "$tmp/o0.ll" || bad "woc check -O0 failed"
+grep -Eq "(call|invoke) .*@wo_list_push\(" "$tmp/o0.ll" || bad "-O0 does not call wo_list_push (the test would prove nothing)"
+out=$("$woc" run "$tmp/main.wo") || bad "woc run failed"
+[[ $out == 20 ]] || bad "woc run printed '$out', expected 20"
+
+cat >"$tmp/fib.wo" <<'WO'
+fn fib(n: Int) -> Int {
+  if n < 2 {
+    return n
+  }
+  return fib(n - 1) + fib(n - 2)
+}
+fn main() {
+  print_int(fib(20))
+}
+WO
+"$woc" check "$tmp/fib.wo" -O2 --emit-llvm "$tmp/fib.ll" || bad "woc check fib failed"
+body=$(awk '/^define .*@wo\.fib\(/ {on = 1} on {print} on && /^}/ {exit}' "$tmp/fib.ll")
+[[ -n $body ]] || bad "no @wo.fib in the -O2 IR"
+n=$(grep -Ec '(call|invoke) .*@wo\.fib\(' <<<"$body")
+[[ $n == 1 ]] || bad "@wo.fib calls itself $n times at -O2, expected 1 (tail-recursion elimination)"
+grep -Eq 'call void @wo_trap\(i64 3,' <<<"$body" || bad "@wo.fib lost its STACK check"
+
+((fail)) && exit 1
+echo "inline-helpers: ok"
