@@ -281,7 +281,7 @@ class Emitter {
   std::map<const Type*, llvm::DIType*> di_types_;
   llvm::DISubprogram* di_sp_ = nullptr;           // the function being emitted
   llvm::BasicBlock* stack_trap_bb_ = nullptr;     // its stack check's trap block (moved last)
-  std::map<llvm::Function*, llvm::Instruction*> stack_probes_;  // each function's frame address (as i64) its check compares
+  std::map<llvm::Function*, llvm::LoadInst*> stack_limits_;  // each function's load of the limit its check compares with
   llvm::Function* retain_fn_ = nullptr;
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;

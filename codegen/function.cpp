@@ -202,15 +202,14 @@ void Emitter::emit_stack_check() {
   // lower it; woc generates code for the host only.
   llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
   llvm::Value* frame = b_.CreateCall(fa, {}, "frame");
-  // Recorded so that a recursive function can lower it by its eliminated depth (recursion.cpp).
-  auto* probe = llvm::cast<llvm::Instruction>(b_.CreatePtrToInt(frame, i64_, "frame.addr"));
-  stack_probes_[llfn_] = probe;
+  llvm::Value* probe = b_.CreatePtrToInt(frame, i64_, "frame.addr");
   llvm::Value* limit = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
   // The running fiber's limit: another fiber's is stored there while this
   // one is switched out, but every read this activation makes sees its own,
   // so the load is invariant (a loop made from a self call loads it once).
   llvm::LoadInst* lim = b_.CreateLoad(i64_, limit, "stack.limit");
   lim->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+  stack_limits_[llfn_] = lim;
   llvm::Value* below = b_.CreateICmpULT(probe, lim);
   llvm::BasicBlock* trap_bb = new_block("stack.overflow");
   llvm::BasicBlock* ok_bb = new_block("stack.ok");

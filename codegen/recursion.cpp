@@ -6,14 +6,15 @@
 // the frame no longer moves, so an unbounded recursion (`down(n + 1) + 1`,
 // or two functions calling each other once inlined into one) would loop
 // forever instead of trapping. So every function of a recursive cycle of
-// direct calls gets a twin with one more parameter, the depth: calls inside
-// the cycle pass depth + 1, and the check lowers the frame address by
-// kBytesPerCall for each. A loop made from a call then still walks the
-// probe down to the limit and traps STACK; a call that stays a call counts
-// twice (its real frame and its depth), which only makes the trap come a
-// little earlier. The original function keeps its signature and callers
-// (other functions, vtables, trampolines) and becomes an always-inlined
-// forwarder that starts the depth at 0.
+// direct calls gets a twin with one more parameter: the limit its check
+// compares with, raised by kBytesPerCall for each call of the cycle on the
+// way (calls inside the cycle pass limit + kBytesPerCall). A loop made from
+// a call then still raises the limit on every iteration and traps STACK; a
+// call that stays a call counts twice (its real frame and the raise), which
+// only makes the trap come a little earlier. Passing the limit also spares
+// the twin its load of the fiber's limit. The original function keeps its
+// signature and callers (other functions, vtables, trampolines) and becomes
+// an always-inlined forwarder that loads the fiber's limit and passes it.
 #include <functional>
 #include <set>
 
@@ -84,14 +85,14 @@ void Emitter::thread_recursion_depth() {
   std::vector<llvm::Function*> order;
   std::set<llvm::Function*> fns;
   for (llvm::Function& f : *mod_)
-    if (stack_probes_.count(&f)) {
+    if (stack_limits_.count(&f)) {
       order.push_back(&f);
       fns.insert(&f);
     }
   std::set<llvm::Function*> rec = recursive_functions(order, fns);
   if (rec.empty()) return;
 
-  // The twins: the body moves into a function taking the depth as its last parameter.
+  // The twins: the body moves into a function taking the limit as its last parameter.
   std::map<llvm::Function*, llvm::Function*> twin;
   for (llvm::Function* f : order) {
     if (!rec.count(f)) continue;
@@ -109,48 +110,48 @@ void Emitter::thread_recursion_depth() {
       r->getArg(i)->takeName(f->getArg(i));
       f->getArg(i)->replaceAllUsesWith(r->getArg(i));
     }
-    llvm::Argument* depth = r->getArg(ft->getNumParams());
-    depth->setName("depth");
+    llvm::Argument* limit = r->getArg(ft->getNumParams());
+    limit->setName("stack.limit");
     r->setSubprogram(f->getSubprogram());
     f->setSubprogram(nullptr);
-    // The check's probe: frame address - depth * kBytesPerCall.
-    llvm::Instruction* probe = stack_probes_.at(f);
-    llvm::IRBuilder<> b(probe->getNextNode());
-    b.SetCurrentDebugLocation(probe->getDebugLoc());
-    auto* lowered = llvm::cast<llvm::Instruction>(
-        b.CreateSub(probe, b.CreateMul(depth, b.getInt64(kBytesPerCall)), "frame.addr.depth"));
-    probe->replaceUsesWithIf(lowered, [&](llvm::Use& u) { return u.getUser() != lowered; });
-    // The original: forwards with depth 0, inlined wherever it is called directly.
-    b.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
-    b.SetCurrentDebugLocation({});
+    // The twin's check compares with the limit it was given.
+    llvm::LoadInst* load = stack_limits_.at(f);
+    load->replaceAllUsesWith(limit);
+    load->eraseFromParent();
+    // The original: loads the fiber's limit and forwards; inlined wherever it is called directly.
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+    b_.SetCurrentDebugLocation({});
+    llvm::Value* addr = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
+    llvm::LoadInst* lim = b_.CreateLoad(i64_, addr, "stack.limit");
+    lim->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
     std::vector<llvm::Value*> args;
     for (llvm::Argument& a : f->args()) args.push_back(&a);
-    args.push_back(b.getInt64(0));
-    llvm::CallInst* c = b.CreateCall(r, args);
+    args.push_back(lim);
+    llvm::CallInst* c = b_.CreateCall(r, args);
     c->setCallingConv(r->getCallingConv());
     if (ft->getReturnType()->isVoidTy())
-      b.CreateRetVoid();
+      b_.CreateRetVoid();
     else
-      b.CreateRet(c);
+      b_.CreateRet(c);
     f->removeFnAttr(llvm::Attribute::NoInline);
     f->addFnAttr(llvm::Attribute::AlwaysInline);
     twin[f] = r;
   }
 
-  // Calls inside a cycle go twin to twin with depth + 1.
+  // Calls inside a cycle go twin to twin with the limit raised by one call.
   for (auto& [f, r] : twin) {
     std::vector<llvm::CallBase*> calls;
     for (llvm::BasicBlock& bb : *r)
       for (llvm::Instruction& i : bb)
         if (auto* cb = llvm::dyn_cast<llvm::CallBase>(&i))
           if (auto* g = cb->getCalledFunction(); g && twin.count(g)) calls.push_back(cb);
-    llvm::Argument* depth = r->getArg(r->arg_size() - 1);
+    llvm::Argument* limit = r->getArg(r->arg_size() - 1);
     for (llvm::CallBase* cb : calls) {
       llvm::Function* target = twin.at(cb->getCalledFunction());
       llvm::IRBuilder<> b(cb);
       b.SetCurrentDebugLocation(cb->getDebugLoc());
       std::vector<llvm::Value*> args(cb->arg_begin(), cb->arg_end());
-      args.push_back(b.CreateAdd(depth, b.getInt64(1), "depth.next"));
+      args.push_back(b.CreateAdd(limit, b.getInt64(kBytesPerCall), "stack.limit.next"));
       llvm::CallBase* nc;
       if (auto* inv = llvm::dyn_cast<llvm::InvokeInst>(cb))
         nc = b.CreateInvoke(target, inv->getNormalDest(), inv->getUnwindDest(), args);
