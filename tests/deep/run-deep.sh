@@ -3,7 +3,8 @@
 # the expected output or diagnostic, the exit status, no signal, and an end
 # within the time limit. Cases whose size scales (gen.sh `scaled`) are also
 # run at a quarter of their size: 4 times the size may take at most 8 times
-# the CPU time (linear is 4, quadratic 16). Prints one line per case; exits 1
+# the CPU time (linear is 4, quadratic 16; a ratio over 8 is measured once
+# more, each size keeping its smaller time). Prints one line per case; exits 1
 # if any check failed.
 #
 #   run-deep.sh run|build WOC
@@ -86,6 +87,17 @@ while read -r name modes expect; do
   [[ $modes == scaled && -n ${big_cpu[$name]:-} ]] || continue
   one "$work/small/$name" "$modes"
   ratio=$(awk -v b="${big_cpu[$name]}" -v s="$cpu" 'BEGIN { printf "%.1f", b / (s > 0.05 ? s : 0.05) }')
+  if awk -v r="$ratio" 'BEGIN { exit !(r > 8) }'; then
+    # CPU time grows when other tests compete for the caches and cores (ctest
+    # -j): over the limit, both sizes run once more and each keeps its
+    # smaller time. Quadratic growth (16x) still fails; noise does not.
+    small=$cpu
+    one "$work/cases/$name" "$modes"
+    big_cpu[$name]=$(awk -v a="${big_cpu[$name]}" -v b="$cpu" 'BEGIN { print (b < a ? b : a) }')
+    one "$work/small/$name" "$modes"
+    cpu=$(awk -v a="$small" -v b="$cpu" 'BEGIN { print (b < a ? b : a) }')
+    ratio=$(awk -v b="${big_cpu[$name]}" -v s="$cpu" 'BEGIN { printf "%.1f", b / (s > 0.05 ? s : 0.05) }')
+  fi
   if awk -v b="${big_cpu[$name]}" -v r="$ratio" 'BEGIN { exit !(b >= 1.0 && r > 8) }'; then
     failed=$((failed + 1))
     printf 'FAIL %-22s 4x the size took %sx the CPU time (%ss vs %ss; linear is 4x)\n' "$name" "$ratio" \
