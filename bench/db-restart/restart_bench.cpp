@@ -262,14 +262,6 @@ int main(int argc, char** argv) {
     woc_build(argv[2], std::strtoull(argv[3], nullptr, 10));
     return 0;
   }
-  if (argc == 4 && std::strcmp(argv[1], "--stall") == 0) {  // the stall figure on an existing store
-    stall(argv[2], std::strtoull(argv[3], nullptr, 10));
-    return 0;
-  }
-  if (argc == 4 && std::strcmp(argv[1], "--build") == 0) {  // a log-only store to profile opens on
-    woc_build(argv[2], std::strtoull(argv[3], nullptr, 10));
-    return 0;
-  }
   if (argc < 3) {
     std::fprintf(stderr, "usage: restart_bench DIR N...\n");
     return 2;

@@ -47,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/db/one_int_actor.h"
 #include "wo_actor.h"
 #include "wo_db.h"
 
@@ -130,14 +131,8 @@ void writer(int run, int thread, uint64_t seed) {
 }
 
 // Fiber writers: an actor whose one receive runs writer() for good.
-struct WriterState {
-  WoHeader h;
-  int64_t unused;
-};
-const WoTypeDesc kIntDesc{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
-const WoFieldDesc kStateFields[] = {{"unused", &kIntDesc, offsetof(WriterState, unused)}};
-const WoClassDesc kStateClass{"WriterState", sizeof(WriterState), nullptr, 1, kStateFields};
-const WoTypeDesc kStateDesc{WO_TY_CLASS, nullptr, nullptr, &kStateClass, 0, nullptr};
+using dbtest::kIntDesc;
+const WoTypeDesc& kStateDesc = dbtest::kOneIntState;
 int g_run = 0;
 uint64_t g_seed = 0;
 uint64_t fiber_writer(void*, uint64_t msg) {
@@ -175,10 +170,10 @@ int write_replying(int run, uint64_t seed, int actors) {
   g_slots.resize(static_cast<size_t>(actors));
   for (int a = 0; a < actors; ++a) {
     g_slots[a].w = new Writer(run, a, seed);
-    g_slots[a].writer = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kReplyWriter, nullptr);
+    g_slots[a].writer = wo_spawn(dbtest::new_one_int_state(), &kReplyWriter, nullptr);
   }
   for (int a = 0; a < actors; ++a) {
-    int64_t c = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kClient, nullptr);
+    int64_t c = wo_spawn(dbtest::new_one_int_state(), &kClient, nullptr);
     wo_send(c, static_cast<uint64_t>(a), &kIntDesc, nullptr);
   }
   for (;;) wo_time_sleep(1000, nullptr);
@@ -188,7 +183,7 @@ int write_fibers(int run, uint64_t seed, int actors) {
   g_run = run;
   g_seed = seed;
   for (int a = 0; a < actors; ++a) {
-    int64_t addr = wo_spawn(wo_alloc(sizeof(WriterState), nullptr), &kWriterActor, nullptr);
+    int64_t addr = wo_spawn(dbtest::new_one_int_state(), &kWriterActor, nullptr);
     wo_send(addr, static_cast<uint64_t>(a), &kIntDesc, nullptr);
   }
   for (;;) wo_time_sleep(1000, nullptr);  // main parks: shard 0 runs its writers

@@ -18,6 +18,7 @@
 #include "runtime/src/db/engine.h"
 #include "runtime/src/sched/sched.h"
 #include "tests/db/db_test_support.h"
+#include "tests/db/one_int_actor.h"
 #include "wo_actor.h"
 
 using namespace dbtest;
@@ -25,17 +26,9 @@ using namespace dbtest;
 namespace {
 
 const WoSite kSite{"db_fiber_commit_test", 1, nullptr, 0};
-const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
-
-// The state of every actor here: `class S { me: Int }` (unused by the code).
-struct State {
-  WoHeader h;
-  int64_t me;
-};
-const WoFieldDesc kStateFields[] = {{"me", &kInt, offsetof(State, me)}};
-const WoClassDesc kStateClass{"S", sizeof(State), nullptr, 1, kStateFields};
-const WoTypeDesc kState{WO_TY_CLASS, nullptr, nullptr, &kStateClass, 0, nullptr};
-void* state() { return wo_alloc(sizeof(State), nullptr); }
+const WoTypeDesc& kInt = kIntDesc;
+const WoTypeDesc& kState = kOneIntState;
+void* state() { return new_one_int_state(); }
 
 // items { key: Int @unique, n: Int }
 struct Items {

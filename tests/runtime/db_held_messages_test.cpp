@@ -15,6 +15,7 @@
 #include "runtime/src/sched/sched.h"
 #include "runtime/src/trap.h"
 #include "tests/db/db_test_support.h"
+#include "tests/db/one_int_actor.h"
 #include "wo_actor.h"
 
 using namespace dbtest;
@@ -22,15 +23,8 @@ using namespace dbtest;
 namespace {
 
 const WoSite kSite{"db_held_messages_test", 1, nullptr, 0};
-const WoTypeDesc kInt{WO_TY_INT, nullptr, nullptr, nullptr, 0, nullptr};
-
-struct State {
-  WoHeader h;
-  int64_t me;
-};
-const WoFieldDesc kStateFields[] = {{"me", &kInt, offsetof(State, me)}};
-const WoClassDesc kStateClass{"S", sizeof(State), nullptr, 1, kStateFields};
-const WoTypeDesc kState{WO_TY_CLASS, nullptr, nullptr, &kStateClass, 0, nullptr};
+const WoTypeDesc& kInt = kIntDesc;
+const WoTypeDesc& kState = kOneIntState;
 
 struct Items {
   Schema s;
@@ -113,7 +107,7 @@ const WoActorType kEcho{"Echo", echo, &kState, &kInt};
 // actors spawned on the way stay idle).
 int64_t spawn_on(const WoActorType* type, int shard) {
   for (;;) {
-    int64_t a = wo_spawn(wo_alloc(sizeof(State), nullptr), type, &kSite);
+    int64_t a = wo_spawn(new_one_int_state(), type, &kSite);
     if (reinterpret_cast<wo::sched::Actor*>(a)->home->id == shard) return a;
   }
 }
