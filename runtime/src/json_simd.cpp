@@ -35,7 +35,11 @@ struct Fast {
   const char* end;  // of the padded copy's text (its padding excluded)
   int depth = 0;
 
-  bool enter() { return ++depth <= kMaxDecodeDepth; }
+  // Deeper documents are declined to our decoder (which allows
+  // kMaxDecodeDepth): On-Demand's frames are large, and 512 levels of this
+  // recursion overflowed an 8 MiB stack in ASan builds (a fiber's is smaller).
+  static constexpr int kMaxFastDepth = 64;
+  bool enter() { return ++depth <= kMaxFastDepth; }
 
   // A value we do not read (skipped or kept raw) checked by our grammar; its
   // raw text when `raw` is given. What follows it must be a `,` or the
