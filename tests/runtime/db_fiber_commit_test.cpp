@@ -87,16 +87,6 @@ struct Shards {
   }
 };
 
-// Parks `main` (1 ms naps, a fiber wait like any other) until `done`, at
-// most 10 s; false on the bound.
-template <class F>
-bool main_waits_for(F done) {
-  for (int i = 0; i < 10000; ++i) {
-    if (done()) return true;
-    wo_time_sleep(1, &kSite);
-  }
-  return done();
-}
 
 int64_t rows() { return wo_db_count(0, nullptr); }
 

@@ -128,14 +128,6 @@ struct Shards {
   }
 };
 
-template <class F>
-bool main_waits_for(F done) {
-  for (int i = 0; i < 10000; ++i) {
-    if (done()) return true;
-    wo_time_sleep(1, &kSite);
-  }
-  return done();
-}
 
 std::vector<int64_t> logged() {
   std::lock_guard lk(g_mu);
