@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware clean
+.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware bench-middleware-cpu clean
 
 all: build
 
@@ -80,6 +80,12 @@ bench-http: build
 # Idempotent, against the disk's raw fdatasync rate (bench/middleware).
 bench-middleware: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
+
+# The same routes' server CPU per request, split into the Limiter's parts
+# (a `call`, a volatile count, a durable one, one in a transaction); the
+# figure to compare on a loaded machine (bench/middleware/cpu.sh).
+bench-middleware-cpu: build
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/cpu.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -39,6 +39,41 @@ std::string client(int port, const std::string& out, bool read_reply = true) {
 
 }  // namespace
 
+// net.peer formats the address by hand (no inet_ntop): octets of one, two
+// and three digits and a zero, and the client's own port.
+TEST_CASE("net: peer is the client's address and port") {
+  OneShard env;
+  OText host(text("0.0.0.0"));
+  int64_t l = wo_net_listen(host, 0, &kSite);
+  int port = port_of(l);
+  int local_port = -1;
+  std::thread c([&] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in me{};
+    me.sin_family = AF_INET;
+    me.sin_addr.s_addr = htonl(0x7f0a00ffu);  // 127.10.0.255
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof me;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&me), sizeof me) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &len) == 0)
+      local_port = ntohs(me.sin_port);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0 && ::write(fd, "p", 1) == 1) {
+    }
+    ::close(fd);
+  });
+  int64_t conn = wo_net_accept_dl(l, 5000, &kSite);
+  REQUIRE(conn >= 0);
+  OText peer(wo_net_peer(conn));
+  c.join();
+  REQUIRE(local_port > 0);
+  CHECK(str(peer) == "127.10.0.255:" + std::to_string(local_port));
+  wo_net_close(conn, &kSite);
+  wo_net_close(l, &kSite);
+}
+
 TEST_CASE("net: accept, read, write, peer and EOF through the event loop") {
   OneShard env;
   OText host(text("127.0.0.1"));

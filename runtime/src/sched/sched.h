@@ -228,6 +228,7 @@ struct alignas(64) Shard {
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
   int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
+  int64_t polled_us = 0;                    // when poll_io last looked at the fds (home only)
   // Actors queued or running here: written by this shard only, read by
   // shard 0 to tell when the stop drain is over.
   std::atomic<int64_t> active{0};

@@ -42,6 +42,7 @@ namespace {
 constexpr size_t kFiberStack = 1u << 20;      // virtual; pages are committed on first touch
 constexpr uintptr_t kStackMargin = 96u << 10; // room to unwind after a STACK trap
 constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox this long before sleeping
+constexpr int64_t kBusyPollUs = 100;            // a busy shard looks at its fds at least this often
 constexpr int64_t kStopGraceMs = 2000;          // the stop drain's bound (decision 0027)
 
 inline void cpu_relax() {
@@ -288,6 +289,7 @@ bool drain_over() {
 void poll_io(Shard* s, int timeout_ms) {
   epoll_event evs[64];
   int n = ::epoll_wait(s->epfd, evs, 64, timeout_ms);
+  s->polled_us = now_us();
   for (int i = 0; i < n; ++i) {
     auto* w = static_cast<IoWait*>(evs[i].data.ptr);
     if (!w) {
@@ -345,8 +347,12 @@ bool take_next(Shard* s, Runnable* out) {
   if (s->id == 0 && g_rt->draining.load(std::memory_order_relaxed) && drain_over()) begin_shutdown();
   if (g_rt->shutdown.load(std::memory_order_acquire)) return false;
   drain_inbox(s);
-  if (s->io_waiting) poll_io(s, 0);  // busy shards still notice ready fds
   fire_timers(s);
+  // Ready fds. With nothing runnable, idle_wait polls them (one epoll_wait,
+  // which returns at once if one is ready); a busy shard still notices them,
+  // at least every kBusyPollUs, instead of at every fiber switch (a `call`
+  // and its reply made three epoll_waits per request, each finding little).
+  if (s->io_waiting && !s->runq.empty() && now_us() - s->polled_us >= kBusyPollUs) poll_io(s, 0);
   act_on_stop(s);
   while (!s->runq.empty()) {
     Runnable r = s->runq.front();
