@@ -36,11 +36,14 @@ shim=${FS_SHIM:-}
 at_ckpt=0 at_boot=0
 
 # A round where the writer kills itself just before the shim's event $1
-# (bounded by a timeout, should the event never come).
+# (bounded by a timeout, should the event never come). --foreground: without
+# it timeout's SIGKILL also goes to its own process group, timeout itself
+# dies before reaping the writer, and the verify that follows can find the
+# log still locked by a writer not yet gone (the flake of db.crash).
 shim_kill() {
   { LD_PRELOAD=$shim WO_SHIM_DIR=$(cd "$dir" && pwd -P) WO_SHIM_KILL=$1 WO_CHECKPOINT_BYTES=16384 \
       ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
-      timeout -s KILL 30 "$dir/writer" write >>"$dir/acks" 2>"$dir/round.err"; } 2>/dev/null
+      timeout --foreground -s KILL 30 "$dir/writer" write >>"$dir/acks" 2>"$dir/round.err"; } 2>/dev/null
   local status=$?  # 137: killed (bash's own "Killed" notice goes to /dev/null above)
   cat "$dir/round.err" >>"$dir/writer.err"
   if [[ $status -ne 137 ]]; then

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <system_error>
 #include <thread>
 
@@ -29,6 +30,7 @@ uint64_t GroupCommit::stage(std::string_view records, uint32_t nrec) {
   g_seq_floor.store(staged_seq_, std::memory_order_relaxed);
   staged_recs_ += nrec;
   stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
+  if (herd_target_ != 0 && units_.size() >= herd_target_) herd_cv_.notify_one();
   return staged_seq_;
 }
 
@@ -36,8 +38,20 @@ uint64_t GroupCommit::flush_batch() {
   uint64_t last = 0;
   uint32_t nrec = 0;
   {
-    std::lock_guard lk(stage_mu_);
-    if (units_.empty()) return 0;
+    std::unique_lock lk(stage_mu_);
+    // The herd wait: the writers the last round woke stage again within
+    // microseconds; a round started before they have would cover only the
+    // first of them, and the rest would wait a whole fdatasync more.
+    if (last_units_ > 1 && units_.size() < last_units_ && last_sync_ns_ > 0) {
+      herd_target_ = last_units_;
+      herd_cv_.wait_for(lk, std::chrono::nanoseconds(std::min<int64_t>(last_sync_ns_ / 2, 2'000'000)),
+                        [&] { return units_.size() >= herd_target_; });
+      herd_target_ = 0;
+    }
+    if (units_.empty()) {
+      last_units_ = 0;
+      return 0;
+    }
     // Whole units up to kMaxFrame (at least one: a unit never exceeds it).
     size_t k = 1;
     while (k < units_.size() && units_[k].end - 8 + kFrameOverhead <= kMaxFrame) ++k;
@@ -53,12 +67,15 @@ uint64_t GroupCommit::flush_batch() {
       for (size_t i = k; i < units_.size(); ++i) units_[i].end -= cut - kStageReserve;
     }
     units_.erase(units_.begin(), units_.begin() + static_cast<ptrdiff_t>(k));
+    last_units_ = k;
     staged_recs_ -= nrec;
     stats_.batches++;
     stats_.records += nrec;
     stats_.peak_batch = std::max<uint64_t>(stats_.peak_batch, nrec);
   }
+  auto t0 = std::chrono::steady_clock::now();
   log_->append_durable(seal_frame(batch_, nrec), nrec);  // exits 74 on failure
+  last_sync_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   return last;
 }
 
