@@ -12,6 +12,9 @@
 #     (bench/gen/), with gcc -O2 (-O0) on its C twin for reference, and the
 #     `--time-report` of one -O2 build. Issue 12 item 6's lines: run-hello,
 #     build-O2-1000, build-O0-1000 (aims 25 ms, 0.5 s, 0.15 s wall).
+#  Issue 12 item 4's lines (section 3b): fib against clang -O2 (aim 1.2x),
+#  alloc and wordcount against C++ (aim 1.0x), and startup-hello: a woc-built
+#  hello world's start against clang's (no aim: it is part of fib's time).
 #
 # Everything is compiled first, then timed: nothing is built while a timing
 # runs. Timing uses hyperfine when installed (median wall time of the runs,
@@ -327,6 +330,7 @@ hr
 # timed in AIM_ROUNDS interleaved rounds of `measure`; the line gives the
 # median CPU time (user + sys) and the median wall time.
 AIM_ROUNDS=3
+med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 aim_line() { # aim_line NAME PEER_NAME AIM WOC_BIN PEER_BIN
   local name=$1 peer=$2 aim=$3 i w c pw pc cw=() cc=() pcw=() pcc=()
   for ((i = 0; i < AIM_ROUNDS; i++)); do
@@ -334,7 +338,6 @@ aim_line() { # aim_line NAME PEER_NAME AIM WOC_BIN PEER_BIN
     read -r pw pc < <(measure "$RUNS" "$5")
     cw+=("$w") cc+=("$c") pcw+=("$pw") pcc+=("$pc")
   done
-  med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
   local wc wp cw_ cp r verdict
   cw_=$(med "${cc[@]}") cp=$(med "${pcc[@]}") wc=$(med "${cw[@]}") wp=$(med "${pcw[@]}")
   r=$(ratio "$cw_" "$cp")
@@ -354,6 +357,24 @@ fi
 for k in alloc wordcount; do
   [[ -n ${bin[$k.wo]:-} && -n ${bin[$k.c]:-} ]] && aim_line "$k" "C++" 1.0 "${bin[$k.wo]}" "${bin[$k.c]}"
 done
+# Start-up, the part of fib's time that is not fib (docs/decisions/0063): a
+# woc-built hello world against clang -O2's, interleaved like the lines
+# above. No aim of its own; it was 2.2 ms against 0.4 before libcrypto,
+# libstdc++ and Boost left the executable's start.
+mkdir -p "$TMP/start"
+printf '#include <stdio.h>\nint main(void) {\n  puts("hello, world");\n  return 0;\n}\n' >"$TMP/start/hello.c"
+if have clang-19 && clang-19 -O2 -o "$TMP/start/c" "$TMP/start/hello.c" 2>/dev/null &&
+  "$WOC" build "$ROOT/bench/hello/main.wo" -O2 -o "$TMP/start/wo" >/dev/null 2>&1; then
+  sw=() sc=() pw=() pc=()
+  for ((i = 0; i < AIM_ROUNDS; i++)); do
+    read -r w c < <(measure "$HELLO_RUNS" "$TMP/start/wo")
+    read -r w2 c2 < <(measure "$HELLO_RUNS" "$TMP/start/c")
+    sw+=("$w") sc+=("$c") pw+=("$w2") pc+=("$c2")
+  done
+  s_c=$(med "${sc[@]}") p_c=$(med "${pc[@]}")
+  say "startup-hello: woc $s_c ms, clang $p_c ms, ratio $(ratio "$s_c" "$p_c")x (no aim: fib's line includes it)   [CPU, median of $AIM_ROUNDS rounds; wall $(med "${sw[@]}") vs $(med "${pw[@]}") ms; libraries loaded: $(readelf -d "$TMP/start/wo" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')]"
+  rec startup-cpu hello-native woc/clang "$(ratio "$s_c" "$p_c")" "woc $s_c ms, clang $p_c ms"
+fi
 hr
 
 # ---------------------------------------------------------------- 4. woc run hello

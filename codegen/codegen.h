@@ -45,6 +45,13 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 // -fsanitize does, so that generated code is checked with the runtime.
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
 
+// Drops the STACK checks that a call made just before them has already made
+// (implied_stack_checks.cpp, docs/decisions/0063): after tail-recursion
+// elimination, fib's loop checked its raised limit right after passing it to
+// a call that checks it on entry. optimize() runs it last at -O1 and above.
+// Returns how many were dropped.
+unsigned drop_implied_stack_checks(llvm::Module& m);
+
 // Links the definitions of the runtime's hot helpers that `m` calls
 // (runtime/src/inline/helpers.cpp, embedded as bitcode) into `m` as
 // available_externally, so the optimiser can inline them (runtime_inline.cpp,

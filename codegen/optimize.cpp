@@ -194,6 +194,7 @@ bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std
                                                : pb.buildPerModuleDefaultPipeline(level);
   add_sanitizers(m, mpm, sanitize);
   mpm.run(m, mam);
+  if (opt_level > 0) drop_implied_stack_checks(m);
   return giant;
 }
 

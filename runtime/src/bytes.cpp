@@ -2,14 +2,14 @@
 // (header, len, bytes, NUL) and are immutable, so the Text<->Bytes
 // conversions share the object instead of copying. The digests are
 // OpenSSL's libcrypto (EVP one-shot digest, HMAC), and so is base64 (its
-// block encoder/decoder, behind our strict decoding rules).
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+// block encoder/decoder, behind our strict decoding rules); libcrypto is
+// loaded on first use (crypto_lib.h).
 
 #include <algorithm>
 #include <cstring>
 
 #include "base64.h"
+#include "crypto_lib.h"
 #include "heap.h"
 #include "trap.h"
 
@@ -30,11 +30,11 @@ bool b64_char(unsigned char c) {
 constexpr size_t kEncodeChunk = size_t{3} << 28;
 constexpr size_t kDecodeChunk = size_t{4} << 28;
 
-WoBytes* digest(const EVP_MD* md, WoBytes* b) {
+WoBytes* digest(const wo::crypto::Lib& lib, const EVP_MD* md, WoBytes* b) {
   wo::need(b);
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  if (!EVP_Digest(b->bytes, static_cast<size_t>(b->len), out, &n, md, nullptr)) [[unlikely]]
+  if (!lib.digest(b->bytes, static_cast<size_t>(b->len), out, &n, md, nullptr)) [[unlikely]]
     wo::raise_oom();  // libcrypto fails only on allocation
   return as_bytes(wo::text_from(reinterpret_cast<const char*>(out), n));
 }
@@ -51,9 +51,10 @@ void base64_encode_to(const char* data, size_t n, std::string& out) {
   out.resize(at + (n + 2) / 3 * 4 + 1);  // + EVP_EncodeBlock's NUL
   auto* dst = reinterpret_cast<unsigned char*>(out.data() + at);
   auto* src = reinterpret_cast<const unsigned char*>(data);
+  auto* encode = wo::crypto::lib("base64 encoding").encode_block;
   for (size_t i = 0; i < n; i += kEncodeChunk) {
     size_t k = std::min(kEncodeChunk, n - i);
-    dst += EVP_EncodeBlock(dst, src + i, static_cast<int>(k));
+    dst += encode(dst, src + i, static_cast<int>(k));
   }
   out.resize(static_cast<size_t>(reinterpret_cast<char*>(dst) - out.data()));
 }
@@ -72,13 +73,14 @@ bool base64_decode_to(const char* data, size_t n, std::string& out) {
   size_t pad = p[n - 1] == '=' ? (p[n - 2] == '=' ? 2 : 1) : 0;
   if (std::memchr(p, '=', n - pad)) return false;
   size_t at = out.size();
+  auto* decode = wo::crypto::lib("base64 decoding").decode_block;
   out.resize(at + n / 4 * 3 + 1);  // + EVP_DecodeBlock's room for a NUL
   auto* dst = reinterpret_cast<unsigned char*>(out.data() + at);
   for (size_t i = 0; i < n; i += kDecodeChunk) {
     size_t k = std::min(kDecodeChunk, n - i);
     size_t last = i + k - 1 - (i + k == n ? pad : 0);
     if (!b64_char(p[i]) || !b64_char(p[last])) return false;
-    int got = EVP_DecodeBlock(dst, p + i, static_cast<int>(k));
+    int got = decode(dst, p + i, static_cast<int>(k));
     if (got < 0) return false;
     dst += got;
   }
@@ -151,13 +153,22 @@ WoBytes* wo_base64_decode(WoText* t) {
   return as_bytes(wo::text_from(out.data(), out.size()));
 }
 
-WoBytes* wo_sha1(WoBytes* b) { return digest(EVP_sha1(), b); }
+WoBytes* wo_sha1(WoBytes* b) {
+  wo::need(b);  // nil traps BOUNDS before anything is loaded
+  const wo::crypto::Lib& lib = wo::crypto::lib("sha1");
+  return digest(lib, lib.sha1(), b);
+}
 
-WoBytes* wo_sha256(WoBytes* b) { return digest(EVP_sha256(), b); }
+WoBytes* wo_sha256(WoBytes* b) {
+  wo::need(b);
+  const wo::crypto::Lib& lib = wo::crypto::lib("sha256");
+  return digest(lib, lib.sha256(), b);
+}
 
 WoBytes* wo_hmac_sha256(WoBytes* key, WoBytes* msg) {
   wo::need(key);
   wo::need(msg);
+  const wo::crypto::Lib& lib = wo::crypto::lib("hmac_sha256");
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   // HMAC hashes keys longer than the block (64 bytes) itself; doing it here
@@ -167,12 +178,12 @@ WoBytes* wo_hmac_sha256(WoBytes* key, WoBytes* msg) {
   unsigned char hashed[EVP_MAX_MD_SIZE];
   unsigned int hlen = 0;
   if (key->len > 64) {
-    if (!EVP_Digest(key->bytes, static_cast<size_t>(key->len), hashed, &hlen, EVP_sha256(), nullptr)) [[unlikely]]
+    if (!lib.digest(key->bytes, static_cast<size_t>(key->len), hashed, &hlen, lib.sha256(), nullptr)) [[unlikely]]
       wo::raise_oom();
     k = hashed;
     klen = static_cast<int>(hlen);
   }
-  if (!HMAC(EVP_sha256(), k, klen,
+  if (!lib.hmac(lib.sha256(), k, klen,
             reinterpret_cast<const unsigned char*>(msg->bytes), static_cast<size_t>(msg->len), out, &n))
       [[unlikely]]
     wo::raise_oom();

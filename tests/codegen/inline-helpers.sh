@@ -7,7 +7,10 @@
 #    dropped, so no second copy is emitted);
 #  - at -O0 they stay calls (no bitcode is linked);
 #  - at -O2 fib calls itself once per invocation (the other call became a
-#    loop) and still has its STACK check (a call to wo_trap with code 3).
+#    loop) and still has its STACK check (a call to wo_trap with code 3),
+#    on entry only: the loop's check after the call, which that call's own
+#    entry check already made, is dropped (codegen/implied_stack_checks.cpp);
+#  - a tail recursion with no other call keeps the check in its loop.
 #
 #   tests/codegen/inline-helpers.sh WOC
 set -uo pipefail
@@ -68,6 +71,21 @@ body=$(awk '/^define .*@wo\.fib\(/ {on = 1} on {print} on && /^}/ {exit}' "$tmp/
 n=$(grep -Ec '(call|invoke) .*@wo\.fib\(' <<<"$body")
 [[ $n == 1 ]] || bad "@wo.fib calls itself $n times at -O2, expected 1 (tail-recursion elimination)"
 grep -Eq 'call void @wo_trap\(i64 3,' <<<"$body" || bad "@wo.fib lost its STACK check"
+n=$(grep -Ec 'icmp .*%frame\.addr' <<<"$body")
+[[ $n == 1 ]] || bad "@wo.fib compares its frame with the limit $n times at -O2, expected 1 (on entry)"
+
+cat >"$tmp/down.wo" <<'WO'
+fn down(n: Int) -> Int {
+  return down(n + 1) + 1
+}
+fn main() {
+  print_int(down(0))
+}
+WO
+"$woc" check "$tmp/down.wo" -O2 --emit-llvm "$tmp/down.ll" || bad "woc check down failed"
+# (down is inlined into main: the whole module is looked at)
+n=$(grep -Ec 'icmp .*%frame\.addr' "$tmp/down.ll")
+[[ $n -ge 2 ]] || bad "@wo.down's loop lost its STACK check ($n frame comparisons at -O2)"
 
 ((fail)) && exit 1
 echo "inline-helpers: ok"

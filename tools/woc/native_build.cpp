@@ -6,19 +6,30 @@
 // instrumented, so the program is linked with the same -fsanitize flags.
 #include "tools/woc/native_build.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringRef.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Pass.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/Threading.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/SplitModule.h>
 
 #include "tools/woc/time_report.h"
 #include "woc_config.h"
@@ -42,25 +53,110 @@ class TempDir {
   std::string path_;
 };
 
-std::string emit_object(llvm::Module& module, llvm::TargetMachine& machine, const std::string& path) {
+// Machine code for `module` into `object` ("" or why not).
+std::string generate(llvm::Module& module, llvm::TargetMachine& machine, llvm::SmallVector<char, 0>& object) {
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return "the target cannot emit object files";
+  pm.run(module);
+  return "";
+}
+
+// Machine code for a large module is generated on several threads
+// (docs/decisions/0063): LLVM's code generator takes about half of an -O2
+// build and works function by function, so the module is split into
+// partitions (llvm::SplitModule, as LTO's parallel code generation does:
+// internal symbols become hidden ones shared by the partitions), each handed
+// to a thread as bitcode, read into its own LLVMContext and compiled by its
+// own target machine. The objects are linked together. A module under
+// kSplitMinInstructions per partition is not worth the bitcode round trip
+// (a few % of its code generation); hello and the kernels stay one object.
+// WOC_CODEGEN_THREADS=N caps the threads (1: never split; default: the
+// machine's cores, at most 4).
+constexpr size_t kSplitMinInstructions = 2000;
+constexpr unsigned kMaxPartitions = 4;
+
+unsigned partitions_for(const llvm::Module& module, const llvm::TargetMachine& machine) {
+  // -O0 (FastISel) is cheap; LLVM's -time-passes timers are not thread-safe.
+  if (machine.getOptLevel() == llvm::CodeGenOptLevel::None || llvm::TimePassesIsEnabled) return 1;
+  unsigned most = std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()),
+                           kMaxPartitions);
+  if (const char* env = std::getenv("WOC_CODEGEN_THREADS"); env && *env) most = std::max(1, std::atoi(env));
+  size_t n = 0;
+  for (const llvm::Function& f : module) n += f.getInstructionCount();
+  return static_cast<unsigned>(std::clamp<size_t>(n / kSplitMinInstructions, 1, most));
+}
+
+// Internal globals get external (hidden) names when split. Text literals and
+// trap sites are named `.text`, `.site`…, which as symbols would clash with
+// the sections of those names: they are renamed first.
+void name_locals_for_split(llvm::Module& module) {
+  for (llvm::GlobalVariable& g : module.globals())
+    if (g.hasLocalLinkage() && g.getName().starts_with(".")) g.setName("wo" + g.getName());
+}
+
+std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, unsigned n,
+                           std::vector<llvm::SmallVector<char, 0>>& objects) {
+  name_locals_for_split(module);
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(module, n, [&](std::unique_ptr<llvm::Module> part) {
+    llvm::raw_svector_ostream os(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, os);
+  });
+  objects.resize(bitcode.size());
+  std::vector<std::string> errors(bitcode.size());
+  auto work = [&](size_t i) {
+    llvm::LLVMContext ctx;
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "partition"), ctx);
+    if (!part) {
+      errors[i] = "internal error: a code generation partition did not read back: " + llvm::toString(part.takeError());
+      return;
+    }
+    std::unique_ptr<llvm::TargetMachine> tm(machine.getTarget().createTargetMachine(
+        machine.getTargetTriple().str(), machine.getTargetCPU(), machine.getTargetFeatureString(), machine.Options,
+        machine.getRelocationModel(), machine.getCodeModel(), machine.getOptLevel()));
+    if (!tm) {
+      errors[i] = "internal error: no target machine for a code generation partition";
+      return;
+    }
+    errors[i] = generate(**part, *tm, objects[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i) threads.emplace_back(work, i);
+  work(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors)
+    if (!e.empty()) return e;
+  return "";
+}
+
+// Writes the module's machine code as one object file or, split, several;
+// `paths` gets their names.
+std::string emit_objects(llvm::Module& module, llvm::TargetMachine& machine, const std::string& dir,
+                         std::vector<std::string>& paths) {
   // Generated in memory first, so that --time-report tells machine code
   // generation and the file write apart.
-  llvm::SmallVector<char, 0> object;
+  std::vector<llvm::SmallVector<char, 0>> objects;
   {
     Phase p("machine code (isel, regalloc, emit)");
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager pm;
-    if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return "the target cannot emit object files";
-    pm.run(module);
+    unsigned n = partitions_for(module, machine);
+    std::string err = n > 1 ? generate_split(module, machine, n, objects)
+                            : generate(module, machine, objects.emplace_back());
+    if (!err.empty()) return err;
   }
   Phase p("object write");
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec) return "cannot write " + path + ": " + ec.message();
-  os.write(object.data(), object.size());
-  os.flush();
-  if (os.has_error()) return "cannot write " + path + ": " + os.error().message();
+  for (size_t i = 0; i < objects.size(); ++i) {
+    std::string path = dir + "/program" + std::to_string(i) + ".o";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+    if (ec) return "cannot write " + path + ": " + ec.message();
+    os.write(objects[i].data(), objects[i].size());
+    os.flush();
+    if (os.has_error()) return "cannot write " + path + ": " + os.error().message();
+    paths.push_back(path);
+  }
   return "";
 }
 
@@ -83,7 +179,20 @@ std::string linker_flag() {
   return "";
 }
 
-std::string link(const std::string& object, const std::string& archive, const std::string& out) {
+// Start-up (docs/decisions/0063): libstdc++ and libgcc are linked statically,
+// so a program's start loads no C++ runtime library (~0.5 ms of the dynamic
+// loader's time: a woc-built hello started in 2.2 ms against C's 0.4), and
+// --as-needed leaves out every library no linked object uses. Kept shared:
+// under a sanitizer (its runtime interposes the C++ runtime's allocation),
+// and when the program decodes JSON: json.decode's fast path links
+// libsimdjson.so, which needs libstdc++.so, and one process should hold one
+// C++ runtime, not a static copy beside the shared one.
+bool static_cxx_runtime(const llvm::Module& module) {
+  return !*WOC_SANITIZE && !module.getFunction("wo_json_decode");
+}
+
+std::string link(const std::vector<std::string>& objects, const std::string& archive, const std::string& out,
+                 bool static_cxx) {
   const char* override_cxx = std::getenv("WOC_CXX");
   std::string cxx_name = override_cxx && *override_cxx ? override_cxx : "c++";
   auto cxx = llvm::sys::findProgramByName(cxx_name);
@@ -91,8 +200,10 @@ std::string link(const std::string& object, const std::string& archive, const st
 
   std::vector<std::string> args = {*cxx};
   if (std::string fuse = linker_flag(); !fuse.empty()) args.push_back(fuse);
-  args.insert(args.end(), {object, archive});
+  args.insert(args.end(), objects.begin(), objects.end());
+  args.insert(args.end(), {archive, "-Wl,--as-needed"});
   for (auto& w : split_words(WOC_RUNTIME_LINK_FLAGS)) args.push_back(w);
+  if (static_cxx) args.insert(args.end(), {"-static-libstdc++", "-static-libgcc"});
   args.insert(args.end(), {"-lpthread", "-lm"});
   if (*WOC_SANITIZE) args.push_back(std::string("-fsanitize=") + WOC_SANITIZE);
   args.insert(args.end(), {"-o", out});
@@ -130,9 +241,10 @@ std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
   if (!llvm::sys::fs::exists(archive)) return "cannot find the runtime library " + archive;
   TempDir tmp;
   if (tmp.path().empty()) return "cannot create a temporary directory";
-  std::string object = tmp.path() + "/program.o";
-  if (auto err = emit_object(module, machine, object); !err.empty()) return err;
-  return link(object, archive, out_path);
+  bool static_cxx = static_cxx_runtime(module);  // before splitting moves the module's functions
+  std::vector<std::string> objects;
+  if (auto err = emit_objects(module, machine, tmp.path(), objects); !err.empty()) return err;
+  return link(objects, archive, out_path, static_cxx);
 }
 
 }  // namespace wo::driver

@@ -28,8 +28,12 @@ void init_native_target(int opt_level) {
     //   checks and yield calls. On the 1,000-line program this was 30% of the
     //   optimised IR and ~40% of -O2's optimise + machine code time; the
     //   kernels' executables came out byte for byte the same without it.
+    // - at -O2, no post-register-allocation scheduling (docs/decisions/0063):
+    //   LLVM runs it only for the host CPUs that ask for it (AMD Zen 3/4 among
+    //   them; clang's default x86-64 target does not), ~10% of machine code
+    //   time on an out-of-order core that reorders the instructions anyway.
     std::vector<const char*> args = {"woc", "-disable-x86-domain-reassignment"};
-    if (opt_level == 2) args.push_back("-unroll-full-max-count=0");
+    if (opt_level == 2) args.insert(args.end(), {"-unroll-full-max-count=0", "-disable-post-ra"});
     llvm::cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(), "", &llvm::nulls());
     return true;
   }();

@@ -1,0 +1,63 @@
+// libcrypto loaded on first use (crypto_lib.h, docs/decisions/0063).
+#include "crypto_lib.h"
+
+#include <dlfcn.h>
+
+#include <openssl/opensslv.h>
+
+#include <string>
+
+#include "common/traps.h"
+#include "trap.h"
+
+namespace wo::crypto {
+namespace {
+
+#define WO_STR2(x) #x
+#define WO_STR(x) WO_STR2(x)
+// The soname of the OpenSSL the runtime was compiled against
+// (libcrypto.so.3 for OpenSSL 3.x): the ABI the headers describe.
+constexpr const char* kSoname = "libcrypto.so." WO_STR(OPENSSL_SHLIB_VERSION);
+
+template <class F>
+bool resolve(void* handle, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(handle, name));
+  return out != nullptr;
+}
+
+// Loads the library, or returns why it could not.
+std::string load(Lib& lib) {
+  // RTLD_LOCAL: nothing else in the process binds to it by accident.
+  void* h = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    return e ? e : "dlopen failed";
+  }
+  if (resolve(h, "EVP_Digest", lib.digest) && resolve(h, "EVP_sha1", lib.sha1) &&
+      resolve(h, "EVP_sha256", lib.sha256) && resolve(h, "EVP_EncodeBlock", lib.encode_block) &&
+      resolve(h, "EVP_DecodeBlock", lib.decode_block) && resolve(h, "HMAC", lib.hmac))
+    return "";
+  const char* e = dlerror();
+  std::string why = e ? e : "a symbol is missing";
+  dlclose(h);
+  return why;
+}
+
+}  // namespace
+
+const Lib& lib(const char* what) {
+  // A function-local static: initialised once, by one thread; an exception
+  // out of the initialiser leaves it uninitialised, so a later call retries.
+  static const Lib loaded = [what] {
+    Lib l{};
+    if (std::string why = load(l); !why.empty()) {
+      std::string msg = std::string("cannot load ") + kSoname + " (OpenSSL's libcrypto), which " + what +
+                        " needs: " + why;
+      wo::raise(static_cast<int64_t>(TrapCode::IO), nullptr, msg.c_str());
+    }
+    return l;
+  }();
+  return loaded;
+}
+
+}  // namespace wo::crypto
