@@ -80,9 +80,23 @@ run "$P/counter_init.wo"
 [[ $st -eq 0 ]] || bad "counter_init: exit $st $(head -1 "$T/err")"
 for i in 1 2 3; do (cd "$T" && WO_DATA=$db timeout -k 5 120 "$T/bump" >"$T/bump.$i" 2>&1) & done
 wait
+counter_db=$db
 [[ $(q "select n from counters where name = 'hits'") == 450 ]] || bad "the counter is $(q 'select n from counters'), not 450: $(cat "$T"/bump.*)"
 
-# 6. Migration: an added field is a new column holding the kind's zero; a retyped one is refused.
+# 6. A deadlock between two processes: one commits, the other traps DB saying so and leaves nothing.
+fresh
+(cd "$T" && WO_DATA=$db "$WOC" build "$P/deadlock.wo" -o "$T/deadlock") || bad "build deadlock"
+(cd "$T" && WO_DATA=$db "$T/deadlock" init) || bad "deadlock init"
+mkdir "$T/dl"
+for me in a b; do (cd "$T" && WO_DATA=$db timeout -k 5 120 "$T/deadlock" $me "$T/dl" >"$T/dl.$me" 2>&1) & done
+wait
+[[ $(cat "$T/dl.a" "$T/dl.b" | grep -c ' committed$') == 1 ]] || bad "deadlock: not exactly one commit: $(cat "$T/dl.a" "$T/dl.b")"
+cat "$T/dl.a" "$T/dl.b" | grep -q '^trap 5 in lock at line 15: deadlock: PostgreSQL rolled the transaction back' ||
+  bad "deadlock: no trap DB saying so: $(cat "$T/dl.a" "$T/dl.b")"
+[[ $(q "select string_agg(hits::text, ',' order by n) from slots") == 1,1 ]] || bad "deadlock: hits $(q 'select hits from slots')"
+
+# 7. Migration: an added field is a new column holding the kind's zero; a retyped one is refused.
+db=$counter_db
 run "$P/migrate_v2.wo"
 [[ $st -eq 0 && $(cat "$T/out") == $'hits 450 []\ntwo 2 [added]' ]] || bad "migrate_v2: exit $st, $(cat "$T/out") $(head -2 "$T/err")"
 grep -q '^wo: migrating table counters: +note$' "$T/err" || bad "no migration line: $(head -2 "$T/err")"
@@ -90,7 +104,7 @@ run "$P/migrate_bad.wo"
 [[ $st -eq 2 && ! -s $T/out ]] && grep -q '^wo: schema change refused: field counters.n changed type from Int to Text' "$T/err" ||
   bad "migrate_bad: exit $st, $(head -1 "$T/err")"
 
-# 7. A refusal names the database's problem, never its password (exit 2, nothing created).
+# 8. A refusal names the database's problem, never its password (exit 2, nothing created).
 db="postgresql://wo:s3cret@/nosuchdb?host=$T/pg/sock&port=${url##*port=}"
 run "$P/counter_init.wo"
 [[ $st -eq 2 ]] && grep -q 'WO_DATA names a PostgreSQL database that cannot be reached: .*nosuchdb' "$T/err" || bad "no database: exit $st, $(head -1 "$T/err")"

@@ -147,7 +147,11 @@ bool Store::setup(bool quiet, std::string* err) {
     }
   }
   db::MigrationPlan plan;
-  if (!db::plan_migration(stored, schema_, &plan, err)) return done(false);
+  if (!db::plan_migration(stored, schema_, &plan, err)) {  // the engine's words, about this database
+    for (size_t at; (at = err->find("the log holds")) != std::string::npos;) err->replace(at, 13, "the database holds");
+    for (size_t at; (at = err->find("in the log")) != std::string::npos;) err->replace(at, 10, "in the database");
+    return done(false);
+  }
 
   // Tables first (a FOREIGN KEY needs its target), then columns, then
   // constraints and indexes, compared by name with what is there.
