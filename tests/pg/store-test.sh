@@ -73,6 +73,12 @@ run "$P/tx_trap.wo"
 [[ $(q "select string_agg(n::text, ',') from items") == 1 ]] || bad "the trapped block left rows: $(q 'select n from items')"
 [[ $(q "select next from wo_ids where tbl = 'items'") == 2 ]] || bad "the trapped block consumed ids"
 
+# A block over a durable and a volatile table: a trap undoes both parts, a commit keeps both.
+fresh
+run "$P/tx_mixed.wo"
+[[ $st -eq 0 && $(cat "$T/out" | tr '\n' ' ') == '1 2 1 1 2 2 ' ]] || bad "tx_mixed: exit $st, $(cat "$T/out" | tr '\n' ' ') $(head -2 "$T/err")"
+[[ $(q "select string_agg(id || ':' || n, ',' order by id) from orders") == 1:2,2:3 ]] || bad "tx_mixed rows: $(q 'select id, n from orders')"
+
 # 5. Three processes increment one counter 150 times each inside transaction { }: exactly 450.
 fresh
 (cd "$T" && WO_DATA=$db "$WOC" build "$P/counter_bump.wo" -o "$T/bump") || bad "build counter_bump"
@@ -103,6 +109,12 @@ grep -q '^wo: migrating table counters: +note$' "$T/err" || bad "no migration li
 run "$P/migrate_bad.wo"
 [[ $st -eq 2 && ! -s $T/out ]] && grep -q '^wo: schema change refused: field counters.n changed type from Int to Text' "$T/err" ||
   bad "migrate_bad: exit $st, $(head -1 "$T/err")"
+
+# A field named id would collide with the row id's column: refused at start-up.
+fresh
+printf '@table(name: "t")\nclass T {\n  id: Int\n}\n\nfn main() {\n  insert T { id: 1 }\n}\n' >"$T/idf.wo"
+run "$T/idf.wo"
+[[ $st -eq 2 ]] && grep -q '^wo: table "t" has a field named id' "$T/err" || bad "a field named id: exit $st, $(head -1 "$T/err")"
 
 # 8. A refusal names the database's problem, never its password (exit 2, nothing created).
 db="postgresql://wo:s3cret@/nosuchdb?host=$T/pg/sock&port=${url##*port=}"
