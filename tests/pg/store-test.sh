@@ -133,6 +133,13 @@ sed -i 's/wo_things/wo_ids/' "$T/wot.wo"
 run "$T/wot.wo"
 [[ $st -eq 2 ]] && grep -q '^wo: table "wo_ids" has the name of one of the store' "$T/err" || bad "table wo_ids: exit $st, $(head -1 "$T/err")"
 
+# The embedded log's settings are refused in this mode, not ignored.
+for v in WO_CHECKPOINT_BYTES=65536 WO_CHECKPOINT_RATIO=2 WO_WAL_STATS=1; do
+  (cd "$T" && env "$v" WO_DATA=$db "$WOC" run "$P/counter_init.wo" >"$T/out" 2>"$T/err"); st=$?
+  [[ $st -eq 2 && ! -s $T/out ]] && grep -q "^wo: ${v%%=*} is set, but it concerns the embedded store's log" "$T/err" ||
+    bad "$v with a PostgreSQL WO_DATA: exit $st, $(head -1 "$T/err")"
+done
+
 # 8. A refusal names the database's problem, never its password (exit 2, nothing created).
 db="postgresql://wo:s3cret@/nosuchdb?host=$T/pg/sock&port=${url##*port=}"
 run "$P/counter_init.wo"

@@ -27,6 +27,16 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
       *err = "both WO_DATA and WO_EPHEMERAL are set; set WO_DATA to keep the data or WO_EPHEMERAL=1 to keep it in RAM only";
       return 2;
     }
+    // The log's settings have no log to act on here: refused, not ignored.
+    const char* log_only = config->checkpoint_bytes != 0  ? "WO_CHECKPOINT_BYTES"
+                           : config->checkpoint_ratio >= 0 ? "WO_CHECKPOINT_RATIO"
+                           : config->wal_stats             ? "WO_WAL_STATS"
+                                                           : nullptr;
+    if (log_only) {
+      *err = std::string(log_only) + " is set, but it concerns the embedded store's log and WO_DATA names a " +
+             "PostgreSQL database, which has none: unset it";
+      return 2;
+    }
     for (const db::ClassDef& c : schema.classes)
       if (c.durable() && (c.name == "wo_ids" || c.name == "wo_meta")) {
         *err = "table \"" + c.name + "\" has the name of one of the store's own tables in PostgreSQL: rename it";
