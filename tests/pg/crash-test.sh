@@ -14,21 +14,19 @@ set -uo pipefail
 woc=$1
 rounds=${2:-20}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/pg/lib.sh"  # pg_start, pg_db, pg_require_backend
 dir=$(mktemp -d "${TMPDIR:-/tmp}/wo-pg-crash.XXXXXX") || exit 2
-chmod 755 "$dir"  # the server may run as another user (postgres) when we are root
-trap 'bash "$root/scripts/pg-temp.sh" stop "$dir/pg" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-
-url=$(bash "$root/scripts/pg-temp.sh" start "$dir/pg"); st=$?
-[[ $st -eq 77 ]] && { echo "pg.crash: SKIPPED: no PostgreSQL server binaries"; exit 77; }
-[[ $st -eq 0 ]] || { echo "pg.crash: the private server did not start"; exit 1; }
-psql "$url" -qXc "CREATE DATABASE crash" || exit 1
+trap 'bash "$PG_TEMP" stop "$dir/pg" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+pg_start pg.crash "$dir"
+pg_require_backend pg.crash "$woc"
+db=$(pg_db crash) || exit 1
 if ! "$woc" build "$root/tests/pg/crash_writer" -o "$dir/writer" 2>"$dir/build.err"; then
   echo "pg.crash: the writer does not build:" >&2
   cat "$dir/build.err" >&2
   exit 1
 fi
 unset WO_EPHEMERAL
-export WO_DATA=${url/\/postgres\?/\/crash?}
+export WO_DATA=$db
 : >"$dir/acks"
 for ((i = 1; i <= rounds; i++)); do
   "$dir/writer" write >>"$dir/acks" 2>>"$dir/writer.err" &

@@ -43,15 +43,12 @@ else
   done
 fi
 
+source "$root/tests/pg/lib.sh"  # pg_start, pg_require_backend
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wo-test-pg.XXXXXX") || exit 2
-chmod 755 "$tmp"  # the server may run as another user (postgres) when we are root
-trap 'bash "$root/scripts/pg-temp.sh" stop "$tmp/pg" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-url=$(bash "$root/scripts/pg-temp.sh" start "$tmp/pg"); st=$?
-if [[ $st -eq 77 ]]; then
-  echo "test-pg: SKIPPED: no PostgreSQL server binaries (install Debian's postgresql-15); the table fixtures did not run against PostgreSQL"
-  exit 77
-fi
-[[ $st -eq 0 ]] || { echo "test-pg: the private server did not start (status $st)"; exit 1; }
+trap 'bash "$PG_TEMP" stop "$tmp/pg" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+pg_start test-pg "$tmp"
+pg_require_backend test-pg "$woc"
+url=$pg_url
 
 # One job: a fresh database (its name unique within this server: the
 # fixture's index and the mode), the fixture against it, then the database

@@ -26,15 +26,12 @@ finish() { gate_finish two-process; }
 command -v haproxy >/dev/null || { echo "two-process: SKIPPED: haproxy is not installed (scripts/setup-deps.sh)"; exit 77; }
 gate_preflight two-process curl python3 psql
 gate_workdir two-process "${PG_KEEP:-0}"
-chmod 755 "$tmp"  # the server may run as another user (postgres) when we are root
-stop_pg() { bash "$ROOT/scripts/pg-temp.sh" stop "$tmp/pg" >/dev/null 2>&1; gate_cleanup; }
+source "$ROOT/tests/pg/lib.sh"  # pg_start, pg_db, pg_require_backend
+stop_pg() { bash "$PG_TEMP" stop "$tmp/pg" >/dev/null 2>&1; gate_cleanup; }
 trap stop_pg EXIT
-
-url=$(bash "$ROOT/scripts/pg-temp.sh" start "$tmp/pg"); st=$?
-[[ $st -eq 77 ]] && { echo "two-process: SKIPPED: no PostgreSQL server binaries"; exit 77; }
-[[ $st -eq 0 ]] || { bad pg-starts "scripts/pg-temp.sh start exited $st"; finish; }
-psql "$url" -qXc "CREATE DATABASE shop" || { bad pg-database "CREATE DATABASE failed"; finish; }
-db=${url/\/postgres\?/\/shop?}
+pg_start two-process "$tmp"
+pg_require_backend two-process "$WOC"
+db=$(pg_db shop) || { bad pg-database "CREATE DATABASE failed"; finish; }
 
 out=$("$WOC" build "$ROOT/examples/web-app" -o "$tmp/web-app" 2>&1)
 check build "$?" "woc build examples/web-app: $(head -5 <<<"$out" | tr '\n' ' ')"
