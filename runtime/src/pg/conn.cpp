@@ -192,12 +192,11 @@ Conn* Pool::take(std::string* err) {
       idle_.pop_back();
     }
     // An idle connection has nothing to read unless the server is closing
-    // it (a restart says so before it goes): then it is dropped here, and
-    // the statement goes to a new connection instead of failing.
+    // it (a restart sends FATAL, then EOF): then it is dropped here, and the
+    // statement goes to a new connection instead of failing. (A stray
+    // ParameterStatus costs a reconnection, nothing worse.)
     pollfd p{pq().socket(c->pg), POLLIN, 0};
-    if (p.fd >= 0 && ::poll(&p, 1, 0) == 0) return c;
-    if (p.fd >= 0 && pq().consumeInput(c->pg) && pq().status(c->pg) == CONNECTION_OK && !pq().isBusy(c->pg))
-      return c;
+    if (p.fd >= 0 && ::poll(&p, 1, 0) == 0 && pq().status(c->pg) == CONNECTION_OK) return c;
     pq().finish(c->pg);
     delete c;
   }

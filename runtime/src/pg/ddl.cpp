@@ -106,7 +106,10 @@ std::string hex_decode(const char* s) {  // bytea's text output: \x…
 
 bool Store::setup(bool quiet, std::string* err) {
   Conn* c = pool_.take(err);
-  if (!c) return false;
+  if (!c) {  // libpq's words: they name the host and port, never the password
+    *err = "WO_DATA names a PostgreSQL database that cannot be reached: " + *err;
+    return false;
+  }
   Failure f;
   std::vector<std::string> notes;
   auto sql = [&](const std::string& q) -> PGresult* {
@@ -308,11 +311,7 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
   std::unique_ptr<Store> store;
   if (durable) {
     store = std::make_unique<Store>(std::move(schema), config->data);
-    std::string why;
-    if (!store->setup(config->quiet, &why)) {
-      *err = "WO_DATA names a PostgreSQL database that cannot be used: " + why;
-      return 2;
-    }
+    if (!store->setup(config->quiet, err)) return 2;
   }
   int rc = db::Engine::open(&ram, &cfg, err);
   if (rc != 0) return rc;
