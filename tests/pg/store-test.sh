@@ -73,6 +73,12 @@ run "$P/tx_trap.wo"
 [[ $(q "select string_agg(n::text, ',') from items") == 1 ]] || bad "the trapped block left rows: $(q 'select n from items')"
 [[ $(q "select next from wo_ids where tbl = 'items'") == 2 ]] || bad "the trapped block consumed ids"
 
+# A block over a durable and a volatile table: a trap undoes both parts, a commit keeps both.
+fresh
+run "$P/tx_mixed.wo"
+[[ $st -eq 0 && $(cat "$T/out" | tr '\n' ' ') == '1 2 1 1 2 2 ' ]] || bad "tx_mixed: exit $st, $(cat "$T/out" | tr '\n' ' ') $(head -2 "$T/err")"
+[[ $(q "select string_agg(id || ':' || n, ',' order by id) from orders") == 1:2,2:3 ]] || bad "tx_mixed rows: $(q 'select id, n from orders')"
+
 # 5. Three processes increment one counter 150 times each inside transaction { }: exactly 450.
 fresh
 (cd "$T" && WO_DATA=$db "$WOC" build "$P/counter_bump.wo" -o "$T/bump") || bad "build counter_bump"
@@ -80,9 +86,23 @@ run "$P/counter_init.wo"
 [[ $st -eq 0 ]] || bad "counter_init: exit $st $(head -1 "$T/err")"
 for i in 1 2 3; do (cd "$T" && WO_DATA=$db timeout -k 5 120 "$T/bump" >"$T/bump.$i" 2>&1) & done
 wait
+counter_db=$db
 [[ $(q "select n from counters where name = 'hits'") == 450 ]] || bad "the counter is $(q 'select n from counters'), not 450: $(cat "$T"/bump.*)"
 
-# 6. Migration: an added field is a new column holding the kind's zero; a retyped one is refused.
+# 6. A deadlock between two processes: one commits, the other traps DB saying so and leaves nothing.
+fresh
+(cd "$T" && WO_DATA=$db "$WOC" build "$P/deadlock.wo" -o "$T/deadlock") || bad "build deadlock"
+(cd "$T" && WO_DATA=$db "$T/deadlock" init) || bad "deadlock init"
+mkdir "$T/dl"
+for me in a b; do (cd "$T" && WO_DATA=$db timeout -k 5 120 "$T/deadlock" $me "$T/dl" >"$T/dl.$me" 2>&1) & done
+wait
+[[ $(cat "$T/dl.a" "$T/dl.b" | grep -c ' committed$') == 1 ]] || bad "deadlock: not exactly one commit: $(cat "$T/dl.a" "$T/dl.b")"
+cat "$T/dl.a" "$T/dl.b" | grep -q '^trap 5 in lock at line 15: deadlock: PostgreSQL rolled the transaction back' ||
+  bad "deadlock: no trap DB saying so: $(cat "$T/dl.a" "$T/dl.b")"
+[[ $(q "select string_agg(hits::text, ',' order by n) from slots") == 1,1 ]] || bad "deadlock: hits $(q 'select hits from slots')"
+
+# 7. Migration: an added field is a new column holding the kind's zero; a retyped one is refused.
+db=$counter_db
 run "$P/migrate_v2.wo"
 [[ $st -eq 0 && $(cat "$T/out") == $'hits 450 []\ntwo 2 [added]' ]] || bad "migrate_v2: exit $st, $(cat "$T/out") $(head -2 "$T/err")"
 grep -q '^wo: migrating table counters: +note$' "$T/err" || bad "no migration line: $(head -2 "$T/err")"
@@ -90,7 +110,13 @@ run "$P/migrate_bad.wo"
 [[ $st -eq 2 && ! -s $T/out ]] && grep -q '^wo: schema change refused: field counters.n changed type from Int to Text' "$T/err" ||
   bad "migrate_bad: exit $st, $(head -1 "$T/err")"
 
-# 7. A refusal names the database's problem, never its password (exit 2, nothing created).
+# A field named id would collide with the row id's column: refused at start-up.
+fresh
+printf '@table(name: "t")\nclass T {\n  id: Int\n}\n\nfn main() {\n  insert T { id: 1 }\n}\n' >"$T/idf.wo"
+run "$T/idf.wo"
+[[ $st -eq 2 ]] && grep -q '^wo: table "t" has a field named id' "$T/err" || bad "a field named id: exit $st, $(head -1 "$T/err")"
+
+# 8. A refusal names the database's problem, never its password (exit 2, nothing created).
 db="postgresql://wo:s3cret@/nosuchdb?host=$T/pg/sock&port=${url##*port=}"
 run "$P/counter_init.wo"
 [[ $st -eq 2 ]] && grep -q 'WO_DATA names a PostgreSQL database that cannot be reached: .*nosuchdb' "$T/err" || bad "no database: exit $st, $(head -1 "$T/err")"

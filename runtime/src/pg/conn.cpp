@@ -165,15 +165,28 @@ Pool::~Pool() {
   }
 }
 
+// Connecting does not block a shard either: libpq's polling handshake, each
+// step waited for like an answer, the whole bounded by kConnectMs.
 Conn* Pool::connect(std::string* err) {
-  // connect_timeout first: the URI's own settings, expanded from dbname, override it.
-  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* vals[] = {"10", "woc", uri_.c_str(), nullptr};
-  PGconn* pg = pq().connectdbParams(keys, vals, 1);
-  if (!pg || pq().status(pg) != CONNECTION_OK) {
-    *err = pg ? first_line(pq().errorMessage(pg)) : "out of memory";
+  const char* keys[] = {"fallback_application_name", "dbname", nullptr};
+  const char* vals[] = {"woc", uri_.c_str(), nullptr};
+  PGconn* pg = pq().connectStartParams(keys, vals, 1);
+  auto refuse = [&](const std::string& why) -> Conn* {
+    *err = why;
     if (pg) pq().finish(pg);
     return nullptr;
+  };
+  if (!pg) return refuse("out of memory");
+  if (pq().status(pg) == CONNECTION_BAD) return refuse(first_line(pq().errorMessage(pg)));
+  Conn probe;
+  probe.pg = pg;
+  int64_t deadline = now_ms() + kConnectMs;
+  for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
+    if (st == PGRES_POLLING_FAILED) return refuse(first_line(pq().errorMessage(pg)));
+    wait_sock(probe, st == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline, nullptr);
+    if (now_ms() >= deadline)
+      return refuse("no connection within " + std::to_string(kConnectMs / 1000) + " s");
+    st = pq().connectPoll(pg);
   }
   pq().setNoticeProcessor(pg, quiet_notices, nullptr);
   pq().setnonblocking(pg, 1);

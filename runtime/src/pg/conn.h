@@ -18,6 +18,9 @@ namespace wo::pg {
 // DB and its connection is dropped (a row lock held by another process's
 // transaction counts too).
 inline constexpr int kAnswerMs = 30000;
+// How long connecting may take (libpq's connect_timeout is not used by its
+// polling handshake).
+inline constexpr int kConnectMs = 10000;
 
 // One parameter: NULL data is SQL NULL; binary unless `text`.
 struct Param {

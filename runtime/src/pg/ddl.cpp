@@ -147,7 +147,11 @@ bool Store::setup(bool quiet, std::string* err) {
     }
   }
   db::MigrationPlan plan;
-  if (!db::plan_migration(stored, schema_, &plan, err)) return done(false);
+  if (!db::plan_migration(stored, schema_, &plan, err)) {  // the engine's words, about this database
+    for (size_t at; (at = err->find("the log holds")) != std::string::npos;) err->replace(at, 13, "the database holds");
+    for (size_t at; (at = err->find("in the log")) != std::string::npos;) err->replace(at, 10, "in the database");
+    return done(false);
+  }
 
   // Tables first (a FOREIGN KEY needs its target), then columns, then
   // constraints and indexes, compared by name with what is there.
@@ -287,6 +291,12 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
       *err = "both WO_DATA and WO_EPHEMERAL are set; set WO_DATA to keep the data or WO_EPHEMERAL=1 to keep it in RAM only";
       return 2;
     }
+    for (const db::ClassDef& c : schema.classes)
+      for (const db::Field& fd : c.fields)
+        if (c.durable() && fd.name == "id") {
+          *err = "table \"" + c.name + "\" has a field named id, which is the column of the row ids in PostgreSQL: rename the field";
+          return 2;
+        }
     // A row in RAM cannot hold a reference the database checks and restricts.
     for (const db::ClassDef& c : schema.classes)
       for (const db::Field& fd : c.fields)

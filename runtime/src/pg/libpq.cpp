@@ -27,7 +27,8 @@ void load() {
     g_why = std::string("cannot load libpq.so.5 (install libpq5): ") + (e ? e : "not found");
     return;
   }
-  g_ok = sym(h, "PQconnectdbParams", &g_pq.connectdbParams) && sym(h, "PQstatus", &g_pq.status) &&
+  g_ok = sym(h, "PQconnectStartParams", &g_pq.connectStartParams) &&
+         sym(h, "PQconnectPoll", &g_pq.connectPoll) && sym(h, "PQstatus", &g_pq.status) &&
          sym(h, "PQerrorMessage", &g_pq.errorMessage) && sym(h, "PQfinish", &g_pq.finish) &&
          sym(h, "PQsocket", &g_pq.socket) && sym(h, "PQsetnonblocking", &g_pq.setnonblocking) &&
          sym(h, "PQsendPrepare", &g_pq.sendPrepare) && sym(h, "PQsendQueryPrepared", &g_pq.sendQueryPrepared) &&

@@ -10,7 +10,8 @@
 namespace wo::pg {
 
 struct Libpq {
-  decltype(&::PQconnectdbParams) connectdbParams;
+  decltype(&::PQconnectStartParams) connectStartParams;
+  decltype(&::PQconnectPoll) connectPoll;
   decltype(&::PQstatus) status;
   decltype(&::PQerrorMessage) errorMessage;
   decltype(&::PQfinish) finish;

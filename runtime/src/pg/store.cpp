@@ -170,7 +170,14 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
   std::string why;
   Conn* c = pool_.take(&why);
   if (!c) trap(TrapCode::DB, site, "PostgreSQL connection failed: " + why);
-  PGresult* r = run(*c, sql, ps, site, &f);
+  PGresult* r = nullptr;
+  try {
+    r = run(*c, sql, ps, site, &f);
+  } catch (...) {  // the parked fiber unwound (the program's end): its answer is never read
+    c->broken = true;
+    pool_.give(c);
+    throw;
+  }
   pool_.give(c);
   if (!r) fail(f, op, site);
   return Res(r);
