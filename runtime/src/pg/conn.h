@@ -2,7 +2,7 @@
 // connections shared by every thread, prepared statements per connection,
 // and the wait for an answer — the calling fiber parked on the socket
 // (sched::wait_fd) when it may park, the thread blocked in poll() otherwise;
-// every wait is bounded (kAnswerMs).
+// every wait is bounded (kAnswerMs, kConnectMs).
 #pragma once
 #include <cstdint>
 #include <mutex>

@@ -1,69 +1,17 @@
 // Start-up against the database (store.h): the tables created on the first
 // start, a later start with a changed program migrated as the embedded store
-// migrates (db/migrate.h, against the schema head kept in wo_meta), and
-// open/close of the PostgreSQL mode. Everything in one transaction under an
-// advisory lock, so two processes starting at once do not race.
+// migrates (db/migrate.h, against the schema head kept in wo_meta).
+// Everything in one transaction under an advisory lock, so two processes
+// starting at once do not race.
 #include <cstdio>
 #include <cstring>
 #include <set>
 
-#include "../db/engine.h"
 #include "../db/migrate.h"
 #include "../db/value.h"
 #include "store.h"
 
 namespace wo::pg {
-
-std::string quote_ident(const std::string& s) {
-  std::string o = "\"";
-  for (char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return o + "\"";
-}
-
-std::string quote_literal(const std::string& s) {
-  std::string o = "'";
-  for (char ch : s) o += ch == '\'' ? std::string("''") : std::string(1, ch);
-  return o + "'";
-}
-
-const char* sql_type(const db::Field& f) {
-  switch (f.kind) {
-    case db::Kind::Bool: return "boolean";
-    case db::Kind::Float: return "double precision";
-    case db::Kind::Text: return "text COLLATE \"C\"";  // bytewise, as §1.6 orders Text
-    case db::Kind::Bytes:
-    case db::Kind::Multi:   // the engine's own encoding (db/value.h)
-    case db::Kind::Map: return "bytea";
-    default: return "bigint";  // Int, Timestamp, Id, ref
-  }
-}
-
-const char* sql_cast(const db::Field& f) {
-  switch (f.kind) {
-    case db::Kind::Bool: return "::boolean";
-    case db::Kind::Float: return "::double precision";
-    case db::Kind::Text: return "::text";
-    case db::Kind::Bytes:
-    case db::Kind::Multi:
-    case db::Kind::Map: return "::bytea";
-    default: return "::bigint";
-  }
-}
-
-// wo_<table>_<cols>_<suffix>; past PostgreSQL's 63 bytes, a prefix and a hash.
-std::string constraint_name(const std::string& table, const std::vector<std::string>& cols, const char* suffix) {
-  std::string n = "wo_" + table;
-  for (const std::string& c : cols) n += "_" + c;
-  std::string tail = std::string("_") + suffix;
-  if (n.size() + tail.size() <= 63) return n + tail;
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : n) h = (h ^ ch) * 1099511628211ull;
-  size_t keep = 40;
-  while (keep > 0 && (static_cast<unsigned char>(n[keep]) & 0xC0) == 0x80) --keep;  // whole UTF-8 characters
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return n.substr(0, keep) + "_" + hex + tail;
-}
 
 namespace {
 
@@ -269,71 +217,6 @@ bool Store::setup(bool quiet, std::string* err) {
     if (plan.fields_changed) std::fprintf(stderr, "wo: schema migrated (the PostgreSQL database of WO_DATA)\n");
   }
   return true;
-}
-
-bool is_uri(const char* data) {
-  return data && (std::strncmp(data, "postgresql://", 13) == 0 || std::strncmp(data, "postgres://", 11) == 0);
-}
-
-int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
-  if (db::Engine::instance() || g_store) {
-    *err = "the store is already open";
-    return 2;
-  }
-  db::Schema schema;
-  if (!db::schema_from_abi(abi, &schema, err)) return 2;
-  bool durable = false;
-  for (const db::ClassDef& c : schema.classes) durable = durable || c.durable();
-  WoDbConfig cfg = *config;
-  cfg.data = nullptr;  // the engine keeps the rest in RAM: it has no log in this mode
-  if (durable) {
-    if (config->ephemeral) {
-      *err = "both WO_DATA and WO_EPHEMERAL are set; set WO_DATA to keep the data or WO_EPHEMERAL=1 to keep it in RAM only";
-      return 2;
-    }
-    for (const db::ClassDef& c : schema.classes)
-      for (const db::Field& fd : c.fields)
-        if (c.durable() && fd.name == "id") {
-          *err = "table \"" + c.name + "\" has a field named id, which is the column of the row ids in PostgreSQL: rename the field";
-          return 2;
-        }
-    // A row in RAM cannot hold a reference the database checks and restricts.
-    for (const db::ClassDef& c : schema.classes)
-      for (const db::Field& fd : c.fields)
-        if (!c.durable() && fd.kind == db::Kind::Ref && schema.classes[static_cast<size_t>(fd.ref_class)].durable()) {
-          *err = "class \"" + c.name + "\" (in RAM) refers to the durable table \"" +
-                 schema.classes[static_cast<size_t>(fd.ref_class)].name +
-                 "\", which lives in PostgreSQL: such a ref is not supported with a PostgreSQL WO_DATA";
-          return 2;
-        }
-    std::string why;
-    if (!libpq(&why)) {
-      *err = "WO_DATA names a PostgreSQL database, but " + why;
-      return 2;
-    }
-  }
-  // The engine gets the schema with every durable class in RAM only and
-  // unused: the numbering stays the compiler's, the rows are PostgreSQL's.
-  std::vector<WoDbClass> classes(abi->classes, abi->classes + abi->nclasses);
-  for (WoDbClass& c : classes)
-    if ((c.flags & WO_DB_TABLE) && !(c.flags & WO_DB_VOLATILE)) c.flags = (c.flags | WO_DB_VOLATILE) & ~WO_DB_RESIDENT_KEYS;
-  WoDbSchema ram{abi->nclasses, classes.data()};
-  std::unique_ptr<Store> store;
-  if (durable) {
-    store = std::make_unique<Store>(std::move(schema), config->data);
-    if (!store->setup(config->quiet, err)) return 2;
-  }
-  int rc = db::Engine::open(&ram, &cfg, err);
-  if (rc != 0) return rc;
-  g_store = store.release();
-  return 0;
-}
-
-void close() {
-  if (!g_store) return;
-  g_store->abort();
-  delete g_store;
-  g_store = nullptr;
 }
 
 }  // namespace wo::pg
