@@ -24,6 +24,7 @@ build: configure
 test: build
 	@ls /usr/lib/postgresql/*/bin/initdb "$$(pg_config --bindir 2>/dev/null)/initdb" 2>/dev/null | grep -q . || \
 	  echo "make test: no PostgreSQL server binaries (Debian's postgresql-15): the PostgreSQL suite (ctest -L pg) is SKIPPED"
+	@command -v haproxy >/dev/null || echo "make test: no haproxy: the two-process legs (ctest pg.two-process) are SKIPPED"
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS)
 
 # The PostgreSQL suite alone (issue 13; tests/pg/README.md): every table and
