@@ -115,6 +115,15 @@ fresh
 printf '@table(name: "t")\nclass T {\n  id: Int\n}\n\nfn main() {\n  insert T { id: 1 }\n}\n' >"$T/idf.wo"
 run "$T/idf.wo"
 [[ $st -eq 2 ]] && grep -q '^wo: table "t" has a field named id' "$T/err" || bad "a field named id: exit $st, $(head -1 "$T/err")"
+# A table named like the store's own is refused; one whose name merely starts with wo_ restarts
+# (its primary key's index is not taken for a stale index of the store's).
+printf '@table(name: "wo_things", index: [n])\nclass T {\n  n: Int\n}\n\nfn main() {\n  print_int(insert T { n: 1 })\n}\n' >"$T/wot.wo"
+run "$T/wot.wo"
+run "$T/wot.wo"
+[[ $st -eq 0 && $(cat "$T/out") == 2 ]] || bad "table wo_things, second start: exit $st, $(cat "$T/out") $(head -1 "$T/err")"
+sed -i 's/wo_things/wo_ids/' "$T/wot.wo"
+run "$T/wot.wo"
+[[ $st -eq 2 ]] && grep -q '^wo: table "wo_ids" has the name of one of the store' "$T/err" || bad "table wo_ids: exit $st, $(head -1 "$T/err")"
 
 # 8. A refusal names the database's problem, never its password (exit 2, nothing created).
 db="postgresql://wo:s3cret@/nosuchdb?host=$T/pg/sock&port=${url##*port=}"

@@ -177,9 +177,11 @@ bool Store::setup(bool quiet, std::string* err) {
                       true});
       violations_[name] = {"referenced row does not exist: " + k.name + "." + fd.name, {}};
     }
-    PGresult* have = sql("SELECT conname::text, true FROM pg_constraint WHERE conrelid = " +
-                         quote_literal(t) + "::regclass AND contype = 'f' UNION ALL SELECT indexname::text, false "
-                         "FROM pg_indexes WHERE schemaname = current_schema() AND tablename = " + quote_literal(k.name));
+    // Its foreign keys and its indexes but the primary key's.
+    PGresult* have = sql("SELECT conname::text, true FROM pg_constraint WHERE conrelid = " + quote_literal(t) +
+                         "::regclass AND contype = 'f' UNION ALL SELECT i.relname::text, false FROM pg_index x JOIN "
+                         "pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = " + quote_literal(t) +
+                         "::regclass AND NOT x.indisprimary");
     if (!have) return done(false);
     std::set<std::string> names;
     for (const Wanted& w : want) names.insert(w.name);

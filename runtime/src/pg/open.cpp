@@ -28,6 +28,11 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
       return 2;
     }
     for (const db::ClassDef& c : schema.classes)
+      if (c.durable() && (c.name == "wo_ids" || c.name == "wo_meta")) {
+        *err = "table \"" + c.name + "\" has the name of one of the store's own tables in PostgreSQL: rename it";
+        return 2;
+      }
+    for (const db::ClassDef& c : schema.classes)
       for (const db::Field& fd : c.fields)
         if (c.durable() && fd.name == "id") {
           *err = "table \"" + c.name + "\" has a field named id, which is the column of the row ids in PostgreSQL: rename the field";
