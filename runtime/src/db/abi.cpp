@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "../pg/copy.h"
 #include "../pg/store.h"
 #include "engine.h"
 #include "txn.h"
@@ -42,6 +43,8 @@ void wo_db_boot(const WoDbSchema* schema) {
   cfg.checkpoint_bytes = env_int("WO_CHECKPOINT_BYTES", 0);
   cfg.checkpoint_ratio = env_int("WO_CHECKPOINT_RATIO", -1);
   cfg.wal_stats = std::getenv("WO_WAL_STATS") != nullptr;
+  // `woc copy-store`: copy the embedded store into PostgreSQL, not run main.
+  if (const char* to = std::getenv("WO_COPY_TO")) std::exit(wo::pg::copy_store(schema, &cfg, to));
   std::string msg;
   if ((wo::pg::is_uri(cfg.data) ? wo::pg::open(schema, &cfg, &msg) : Engine::open(schema, &cfg, &msg)) != 0) {
     std::fflush(stdout);
