@@ -262,7 +262,13 @@ TEST_CASE("OrderedIndex agrees with std::set through inserts, erases, lower_boun
   wo::db::OrderedIndex ix;
   std::set<std::pair<std::string, int64_t>> model;
   std::mt19937 rng(11);
-  auto key = [&] { return std::string(1 + rng() % 3, static_cast<char>('a' + rng() % 6)); };
+  // Short keys (held in the entry) and long ones (past OrdEntry::kInline, on
+  // the heap), mixed in one order.
+  auto key = [&] {
+    std::string k(1 + rng() % 3, static_cast<char>('a' + rng() % 6));
+    if (rng() % 3 == 0) k += std::string(10 + rng() % 8, static_cast<char>('a' + rng() % 2));
+    return k;
+  };
   for (int step = 0; step < 20000; ++step) {
     std::string k = key();
     int64_t id = rng() % 500;
@@ -277,12 +283,12 @@ TEST_CASE("OrderedIndex agrees with std::set through inserts, erases, lower_boun
     }
     if (step % 500 == 0) {
       std::vector<std::pair<std::string, int64_t>> got;
-      for (auto it = ix.begin(); it != ix.end(); ++it) got.push_back({it->key, it->id});
+      for (auto it = ix.begin(); it != ix.end(); ++it) got.push_back({std::string(it->key), it->id});
       REQUIRE(got == std::vector<std::pair<std::string, int64_t>>(model.begin(), model.end()));
       std::vector<std::pair<std::string, int64_t>> back;
       for (auto it = ix.end(); it != ix.begin();) {
         --it;
-        back.push_back({it->key, it->id});
+        back.push_back({std::string(it->key), it->id});
       }
       std::reverse(back.begin(), back.end());
       CHECK(back == got);
