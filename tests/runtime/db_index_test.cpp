@@ -262,7 +262,13 @@ TEST_CASE("OrderedIndex agrees with std::set through inserts, erases, lower_boun
   wo::db::OrderedIndex ix;
   std::set<std::pair<std::string, int64_t>> model;
   std::mt19937 rng(11);
-  auto key = [&] { return std::string(1 + rng() % 3, static_cast<char>('a' + rng() % 6)); };
+  // Short keys (held in the entry) and long ones (past OrdEntry::kInline, on
+  // the heap), mixed in one order.
+  auto key = [&] {
+    std::string k(1 + rng() % 3, static_cast<char>('a' + rng() % 6));
+    if (rng() % 3 == 0) k += std::string(10 + rng() % 8, static_cast<char>('a' + rng() % 2));
+    return k;
+  };
   for (int step = 0; step < 20000; ++step) {
     std::string k = key();
     int64_t id = rng() % 500;
@@ -277,12 +283,12 @@ TEST_CASE("OrderedIndex agrees with std::set through inserts, erases, lower_boun
     }
     if (step % 500 == 0) {
       std::vector<std::pair<std::string, int64_t>> got;
-      for (auto it = ix.begin(); it != ix.end(); ++it) got.push_back({it->key, it->id});
+      for (auto it = ix.begin(); it != ix.end(); ++it) got.push_back({std::string(it->key), it->id});
       REQUIRE(got == std::vector<std::pair<std::string, int64_t>>(model.begin(), model.end()));
       std::vector<std::pair<std::string, int64_t>> back;
       for (auto it = ix.end(); it != ix.begin();) {
         --it;
-        back.push_back({it->key, it->id});
+        back.push_back({std::string(it->key), it->id});
       }
       std::reverse(back.begin(), back.end());
       CHECK(back == got);
@@ -359,4 +365,46 @@ TEST_CASE("unique Text keys with NUL bytes: a prefix, an escape look-alike and t
   CHECK(probe(0, EMAIL, std::string("\0\xFF", 2)).empty());
   CHECK(probe(0, EMAIL, std::string("\0", 1)) == std::vector<int64_t>{3});
   CHECK(ins(0, {std::string("\0\xFF", 2), 7, V::nil_text(), 7.0}) == 7);
+}
+
+TEST_CASE("unique Text keys held in the hash slot and past it: probes, collisions, updates, long-key ranges") {
+  // Encoded keys of up to 15 bytes live in the unique hash's slot and are
+  // compared there; longer ones are confirmed on the row. Keys that agree
+  // on their first 15 bytes must still be told apart.
+  Schema s;
+  int t = s.table("k", WO_DB_TABLE | WO_DB_VOLATILE);
+  s.field(t, "key", WO_DB_TEXT);
+  s.field(t, "n", WO_DB_INT);
+  s.index(t, {0}, true);
+  s.index(t, {1});
+  Open db(s.get());
+  std::vector<std::string> keys = {"a", "short", std::string("nul\0in", 6), "exactly13char",
+                                   "exactly14chars", "abcdefghijklmnopq", "abcdefghijklmnopr",
+                                   std::string(40, 'x')};
+  for (size_t i = 0; i < keys.size(); ++i) CHECK(ins(0, {V(keys[i]), int64_t(i)}) == int64_t(i + 1));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Words w{V(keys[i])};
+    CHECK(ids(wo_db_probe(0, 0, w[0], nullptr)) == std::vector<int64_t>{int64_t(i + 1)});
+    wo::Trap tr = trap_of([&] { ins(0, {V(keys[i]), 99}); });
+    CHECK(tr.code == 10);
+  }
+  Words missing{V(std::string("abcdefghijklmnops"))};
+  CHECK(ids(wo_db_probe(0, 0, missing[0], nullptr)).empty());
+  // A changed key leaves the slot's old copy behind: the old key is free again.
+  Words renamed{V(std::string("renamed-to-a-long-key"))};
+  wo_db_set(0, 6, 0, renamed[0], nullptr);
+  Words old{V(keys[5])};
+  CHECK(ids(wo_db_probe(0, 0, old[0], nullptr)).empty());
+  CHECK(ids(wo_db_probe(0, 0, renamed[0], nullptr)) == std::vector<int64_t>{6});
+  CHECK(ins(0, {V(keys[5]), 50}) == 9);
+  wo_db_delete(0, 9, nullptr);
+  CHECK(ids(wo_db_probe(0, 0, old[0], nullptr)).empty());
+  // The ordered side of the Text index (built on first use) with long keys;
+  // row 6 now sorts as "renamed...", the lower bound is no row's key.
+  V lo(std::string("abcdefghijklmnopq")), hi(std::string(40, 'x'));
+  CHECK(range(0, &lo, &hi, 0) == std::vector<int64_t>{7, 4, 5, 3, 6, 2, 8});
+  CHECK(range(0, &lo, &hi, WO_DB_LO_OPEN | WO_DB_HI_OPEN) == std::vector<int64_t>{7, 4, 5, 3, 6, 2});
+  V r7(std::string("abcdefghijklmnopr"));  // row 7's own key, as an open lower bound
+  CHECK(range(0, &r7, &hi, WO_DB_LO_OPEN | WO_DB_HI_OPEN) == std::vector<int64_t>{4, 5, 3, 6, 2});
+  CHECK(range(0, &lo, &hi, WO_DB_DESC) == std::vector<int64_t>{8, 2, 6, 3, 5, 4, 7});
 }

@@ -42,7 +42,7 @@ void build_unique(Table& t, TableIndex& ix, std::string* why) {
       ok = false;
       return;
     }
-    ix.unique.insert(p.h, p.id);
+    ix.unique.insert(p.h, p.id, p.key);
   };
   t.each([&](int64_t id, Row* r) {
     if (!ok || t.key_has_nil(ix, r->slots())) return;

@@ -2,8 +2,35 @@
 #include "ordered.h"
 
 #include <algorithm>
+#include <climits>
+
+#include "../heap.h"
+#include "../trap.h"
 
 namespace wo::db {
+
+OrdEntry OrderedIndex::make_entry(std::string_view key, int64_t id) {
+  OrdEntry e;
+  std::memset(&e, 0, sizeof e);
+  if (key.size() > UINT32_MAX) raise_oom();  // a key this long cannot be held (nor allocated, in practice)
+  e.len = static_cast<uint32_t>(key.size());
+  e.id = id;
+  if (e.len <= OrdEntry::kInline) {
+    if (e.len) std::memcpy(e.b, key.data(), e.len);
+  } else {
+    char* p = static_cast<char*>(heap_malloc(e.len));
+    std::memcpy(p, key.data(), e.len);
+    std::memcpy(e.b + 4, &p, sizeof p);
+  }
+  return e;
+}
+
+void OrderedIndex::clear() {
+  for (auto& c : chunks_)
+    for (uint32_t i = 0; i < c->n; ++i) free_entry(c->e[i]);
+  chunks_.clear();
+  fences_.clear();
+}
 
 size_t OrderedIndex::chunk_for(std::string_view key, int64_t id) const {
   size_t lo = 0, hi = chunks_.size();
@@ -15,38 +42,67 @@ size_t OrderedIndex::chunk_for(std::string_view key, int64_t id) const {
   return lo;
 }
 
+size_t OrderedIndex::in_chunk(const Chunk& v, std::string_view key, int64_t id) {
+  size_t lo = 0, hi = v.n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (entry_less(v.e[mid], key, id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 OrderedIndex::It OrderedIndex::lower_bound(std::string_view key, int64_t id) const {
   size_t c = chunk_for(key, id);
   if (c == chunks_.size()) return end();
   const Chunk& v = *chunks_[c];
-  auto it = std::lower_bound(v.begin(), v.end(), 0, [&](const IndexEntry& e, int) { return entry_less(e, key, id); });
-  return It(this, c, static_cast<size_t>(it - v.begin()));
+  const char* lines = reinterpret_cast<const char*>(&v);  // as in insert: its lines in parallel
+  for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
+  return It(this, c, in_chunk(v, key, id));
 }
 
-void OrderedIndex::insert(std::string key, int64_t id) {
-  if (chunks_.empty()) {
-    fences_.reserve(1);
-    chunks_.push_back(std::make_unique<Chunk>());
-    chunks_.back()->push_back(IndexEntry{key, id});
-    fences_.push_back(IndexEntry{std::move(key), id});
-    return;
-  }
-  size_t c = std::min(chunk_for(key, id), chunks_.size() - 1);
-  Chunk& v = *chunks_[c];
-  auto at = std::lower_bound(v.begin(), v.end(), 0, [&](const IndexEntry& e, int) { return entry_less(e, key, id); });
-  bool last = at == v.end();
-  if (v.size() >= kMax) {  // room first (geometric), so the split's inserts below cannot fail
-    if (fences_.size() == fences_.capacity()) fences_.reserve(fences_.size() * 2);
-    if (chunks_.size() == chunks_.capacity()) chunks_.reserve(chunks_.size() * 2);
-  }
-  IndexEntry fence = last ? IndexEntry{key, id} : IndexEntry{};
-  v.insert(at, IndexEntry{std::move(key), id});
-  if (last) fences_[c] = std::move(fence);
-  if (v.size() > kMax) {  // split in halves
-    auto upper = std::make_unique<Chunk>(std::make_move_iterator(v.begin() + kMax / 2), std::make_move_iterator(v.end()));
-    v.resize(kMax / 2);
-    fences_.insert(fences_.begin() + static_cast<std::ptrdiff_t>(c), v.back());
-    chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, std::move(upper));
+void OrderedIndex::insert(std::string_view key, int64_t id) {
+  // Everything that can fail first (the key's copy, a chunk, room in the
+  // two arrays), so a failure changes nothing.
+  OrdEntry x = make_entry(key, id);
+  try {
+    if (chunks_.empty()) {
+      fences_.reserve(1);
+      chunks_.push_back(std::make_unique<Chunk>());
+      Chunk& v = *chunks_.back();
+      v.e[0] = x;
+      v.n = 1;
+      fences_.push_back(x);
+      return;
+    }
+    size_t c = std::min(chunk_for(key, id), chunks_.size() - 1);
+    Chunk& v = *chunks_[c];
+    // A random key's chunk is rarely in cache: ask for all of its lines at
+    // once, so the binary search and the shift below wait for memory about
+    // once instead of once per step (those misses were most of an insert).
+    const char* lines = reinterpret_cast<const char*>(&v);
+    for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
+    std::unique_ptr<Chunk> upper;
+    if (v.n >= kMax) {  // geometric growth of the arrays, as push_back would
+      upper = std::make_unique<Chunk>();
+      if (fences_.size() == fences_.capacity()) fences_.reserve(fences_.size() * 2);
+      if (chunks_.size() == chunks_.capacity()) chunks_.reserve(chunks_.size() * 2);
+    }
+    size_t at = in_chunk(v, key, id);
+    std::memmove(&v.e[at + 1], &v.e[at], (v.n - at) * sizeof(OrdEntry));
+    v.e[at] = x;
+    v.n++;
+    if (at + 1 == v.n) fences_[c] = x;
+    if (upper) {  // split in halves
+      upper->n = static_cast<uint32_t>(v.n - kMax / 2);
+      std::memcpy(upper->e, &v.e[kMax / 2], upper->n * sizeof(OrdEntry));
+      v.n = kMax / 2;
+      fences_.insert(fences_.begin() + static_cast<std::ptrdiff_t>(c), v.e[v.n - 1]);
+      chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, std::move(upper));
+    }
+  } catch (...) {
+    free_entry(x);
+    throw;
   }
 }
 
@@ -54,28 +110,38 @@ void OrderedIndex::erase(std::string_view key, int64_t id) {
   size_t c = chunk_for(key, id);
   if (c == chunks_.size()) return;
   Chunk& v = *chunks_[c];
-  auto at = std::lower_bound(v.begin(), v.end(), 0, [&](const IndexEntry& e, int) { return entry_less(e, key, id); });
-  if (at == v.end() || at->id != id || at->key != key) return;
-  bool last = at + 1 == v.end();
-  v.erase(at);
-  if (v.empty()) {
+  size_t at = in_chunk(v, key, id);
+  if (at == v.n || v.e[at].id != id || v.e[at].key() != key) return;
+  free_entry(v.e[at]);
+  std::memmove(&v.e[at], &v.e[at + 1], (v.n - at - 1) * sizeof(OrdEntry));
+  v.n--;
+  if (v.n == 0) {
     chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(c));
     fences_.erase(fences_.begin() + static_cast<std::ptrdiff_t>(c));
-  } else if (last) {
-    fences_[c] = v.back();
+  } else if (at == v.n) {
+    fences_[c] = v.e[v.n - 1];
   }
 }
 
 void OrderedIndex::assign(std::vector<IndexEntry> sorted) {
   clear();
-  fences_.reserve(sorted.size() / (kMax / 2) + 1);
-  for (size_t i = 0; i < sorted.size(); i += kMax / 2) {
-    auto chunk = std::make_unique<Chunk>();
-    size_t n = std::min(kMax / 2, sorted.size() - i);
-    chunk->reserve(n);
-    for (size_t k = 0; k < n; ++k) chunk->push_back(std::move(sorted[i + k]));
-    fences_.push_back(chunk->back());
-    chunks_.push_back(std::move(chunk));
+  size_t half = kMax / 2;
+  fences_.reserve(sorted.size() / half + 1);
+  chunks_.reserve(sorted.size() / half + 1);
+  try {
+    for (size_t i = 0; i < sorted.size(); i += half) {
+      chunks_.push_back(std::make_unique<Chunk>());  // first, so clear() frees what a trap leaves
+      Chunk& v = *chunks_.back();
+      size_t n = std::min(half, sorted.size() - i);
+      for (size_t k = 0; k < n; ++k) {
+        v.e[k] = make_entry(sorted[i + k].key, sorted[i + k].id);
+        v.n = static_cast<uint32_t>(k + 1);
+      }
+      fences_.push_back(v.e[n - 1]);
+    }
+  } catch (...) {
+    clear();
+    throw;
   }
 }
 

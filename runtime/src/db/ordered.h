@@ -6,9 +6,18 @@
 // contiguous array, so finding the chunk is a binary search over adjacent
 // memory instead of a pointer chase per step (that chase was a third of
 // 1M-row inserts through the language, docs/perf.md).
+//
+// Entries are 24 bytes and trivially copyable: a key of up to 12 bytes
+// (every Int-shaped or Float key, nullable ones too, and short Texts) is
+// stored in the entry, a longer one on the heap, owned by the index. A
+// chunk is one fixed array, so an insert shifts it with one memmove; the
+// std::string entries this replaces were 40 bytes moved one by one, and
+// that shifting was a third of 1M-row inserts (docs/perf.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -17,49 +26,89 @@
 
 namespace wo::db {
 
+// A (key, id) pair with its key as a std::string: what bulk builds and sorts
+// collect (bulk_index.cpp, Table::build_ordered, reads.cpp's sorts).
 struct IndexEntry {
   std::string key;
   int64_t id;
 };
 
+// An entry of the ordered side.
+struct OrdEntry {
+  static constexpr uint32_t kInline = 12;
+  uint32_t len;
+  char b[kInline];   // the key when len <= kInline, else a pointer at b + 4 (owned by the OrderedIndex)
+  int64_t id;
+
+  const char* heap() const {
+    const char* p;
+    std::memcpy(&p, b + 4, sizeof p);
+    return p;
+  }
+  const char* data() const { return len <= kInline ? b : heap(); }
+  std::string_view key() const { return std::string_view(data(), len); }
+};
+static_assert(sizeof(OrdEntry) == 24, "an ordered entry is 24 bytes");
+
 // (key, id) order. Two 8-byte keys (every non-nullable Int-shaped or Float
 // column) compare as big-endian words: the same bytewise order without a
 // memcmp call, which was a tenth of a range query's time.
-inline bool entry_less(const IndexEntry& e, std::string_view key, int64_t id) {
-  if (e.key.size() == 8 && key.size() == 8) {
-    uint64_t a, b;
-    __builtin_memcpy(&a, e.key.data(), 8);
-    __builtin_memcpy(&b, key.data(), 8);
-    a = __builtin_bswap64(a);
-    b = __builtin_bswap64(b);
-    return a < b || (a == b && e.id < id);
+inline bool key_id_less(std::string_view a, int64_t aid, std::string_view b, int64_t bid) {
+  if (a.size() == 8 && b.size() == 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, b.data(), 8);
+    x = __builtin_bswap64(x);
+    y = __builtin_bswap64(y);
+    return x < y || (x == y && aid < bid);
   }
-  int c = std::string_view(e.key).compare(key);
-  return c < 0 || (c == 0 && e.id < id);
+  int c = a.compare(b);
+  return c < 0 || (c == 0 && aid < bid);
+}
+inline bool entry_less(const IndexEntry& e, std::string_view key, int64_t id) {
+  return key_id_less(e.key, e.id, key, id);
+}
+inline bool entry_less(const OrdEntry& e, std::string_view key, int64_t id) {
+  return key_id_less(e.key(), e.id, key, id);
 }
 
 class OrderedIndex {
+  struct Chunk;
+
  public:
+  // What an iterator reads: the key (valid while the entry is in the index)
+  // and the id.
+  struct View {
+    std::string_view key;
+    int64_t id;
+  };
   class It {
    public:
+    struct Arrow {
+      View v;
+      const View* operator->() const { return &v; }
+    };
     using iterator_category = std::bidirectional_iterator_tag;
-    using value_type = IndexEntry;
+    using value_type = View;
     using difference_type = std::ptrdiff_t;
-    using pointer = const IndexEntry*;
-    using reference = const IndexEntry&;
+    using pointer = Arrow;
+    using reference = View;
     It() = default;
     It(const OrderedIndex* s, size_t c, size_t i) : s_(s), c_(c), i_(i) {}
-    reference operator*() const { return s_->chunks_[c_]->at(i_); }
-    pointer operator->() const { return &**this; }
+    View operator*() const {
+      const OrdEntry& e = s_->chunks_[c_]->e[i_];
+      return View{e.key(), e.id};
+    }
+    Arrow operator->() const { return Arrow{**this}; }
     It& operator++() {
-      if (++i_ == s_->chunks_[c_]->size()) {
+      if (++i_ == s_->chunks_[c_]->n) {
         ++c_;
         i_ = 0;
       }
       return *this;
     }
     It& operator--() {
-      if (i_ == 0) i_ = s_->chunks_[--c_]->size();
+      if (i_ == 0) i_ = s_->chunks_[--c_]->n;
       --i_;
       return *this;
     }
@@ -70,6 +119,20 @@ class OrderedIndex {
     const OrderedIndex* s_ = nullptr;
     size_t c_ = 0, i_ = 0;
   };
+
+  OrderedIndex() = default;
+  ~OrderedIndex() { clear(); }
+  OrderedIndex(const OrderedIndex&) = delete;
+  OrderedIndex& operator=(const OrderedIndex&) = delete;
+  OrderedIndex(OrderedIndex&& o) noexcept : chunks_(std::move(o.chunks_)), fences_(std::move(o.fences_)) {}
+  OrderedIndex& operator=(OrderedIndex&& o) noexcept {
+    if (this != &o) {
+      clear();
+      chunks_ = std::move(o.chunks_);
+      fences_ = std::move(o.fences_);
+    }
+    return *this;
+  }
 
   It begin() const { return It(this, 0, 0); }
   It end() const { return It(this, chunks_.size(), 0); }
@@ -83,28 +146,33 @@ class OrderedIndex {
     size_t c = b.c_, i = b.i_;
     while (c < e.c_ || (c == e.c_ && i < e.i_)) {
       const Chunk& v = *chunks_[c];
-      size_t stop = c == e.c_ ? e.i_ : v.size();
+      size_t stop = c == e.c_ ? e.i_ : v.n;
       for (; i < stop; ++i)
-        if (!f(v[i])) return;
+        if (!f(v.e[i])) return;
       ++c;
       i = 0;
     }
   }
-  void insert(std::string key, int64_t id);   // (key, id) must be absent
+  void insert(std::string_view key, int64_t id);   // (key, id) must be absent; all or nothing
   void erase(std::string_view key, int64_t id);
   // Replaces the content with `sorted` entries (ascending, distinct).
   void assign(std::vector<IndexEntry> sorted);
-  void clear() {
-    chunks_.clear();
-    fences_.clear();
-  }
+  void clear();
 
  private:
-  using Chunk = std::vector<IndexEntry>;
   static constexpr size_t kMax = 128;
+  struct Chunk {
+    uint32_t n = 0;
+    OrdEntry e[kMax + 1];  // one spare: an insert into a full chunk lands before the split
+  };
+  static OrdEntry make_entry(std::string_view key, int64_t id);  // heap copy of a long key; throws bad_alloc
+  static void free_entry(const OrdEntry& e) {
+    if (e.len > OrdEntry::kInline) std::free(const_cast<char*>(e.heap()));
+  }
   size_t chunk_for(std::string_view key, int64_t id) const;  // first chunk whose last entry >= (key, id)
-  std::vector<std::unique_ptr<Chunk>> chunks_;              // each non-empty, in order
-  std::vector<IndexEntry> fences_;                          // fences_[c] == chunks_[c]->back()
+  static size_t in_chunk(const Chunk& v, std::string_view key, int64_t id);  // first entry >= (key, id)
+  std::vector<std::unique_ptr<Chunk>> chunks_;  // each non-empty, in order
+  std::vector<OrdEntry> fences_;                // fences_[c] == chunks_[c]->e[n - 1] (a copy, not an owner)
 };
 
 }  // namespace wo::db

@@ -95,7 +95,7 @@ class Replayer {
 
   // `row` becomes row `id` of `t` (any row there before is freed).
   void put(Table& t, uint32_t target, int64_t id, Row* row) {
-    if (t.find(id)) row_free(t.def(), t.take(id));
+    if (t.find(id)) t.destroy(id);
     t.put(id, row);
     max_id_[target] = std::max(max_id_[target], id);
   }
@@ -228,7 +228,7 @@ class Replayer {
       case kRemove:
         if (!r.done()) return fail(why, "remove with a body" + where(t, id));
         if (!t.find(id)) return lenient || fail(why, "remove of a missing row" + where(t, id));
-        row_free(t.def(), t.take(id));
+        t.destroy(id);
         return true;
       default: return fail(why, "unknown record kind " + std::to_string(kind) + where(t, id));  // GROUP inside GROUP too
     }

@@ -27,8 +27,12 @@ Row* row_alloc(const ClassDef& c) {
 
 void row_free(const ClassDef& c, Row* r) {
   if (!r) return;
-  for (size_t i = 0; i < c.fields.size(); ++i) word_free(c.fields[i], r->slots()[i]);
+  row_free_blobs(c, r);
   std::free(r);
+}
+
+void row_free_blobs(const ClassDef& c, Row* r) {
+  for (size_t i = 0; i < c.fields.size(); ++i) word_free(c.fields[i], r->slots()[i]);
 }
 
 uint64_t word_from_abi(const Field& f, uint64_t v, const WoSite* site) {
@@ -64,12 +68,21 @@ uint64_t zero_word(const Field& f) {
 Row* row_from_abi(const ClassDef& c, const uint64_t* values, const WoSite* site) {
   Row* r = row_alloc(c);
   try {
-    for (size_t i = 0; i < c.fields.size(); ++i) r->slots()[i] = word_from_abi(c.fields[i], values[i], site);
+    row_fill_abi(c, r, values, site);
   } catch (...) {
-    row_free(c, r);  // slots not reached yet are still 0
+    std::free(r);
     throw;
   }
   return r;
+}
+
+void row_fill_abi(const ClassDef& c, Row* r, const uint64_t* values, const WoSite* site) {
+  try {
+    for (size_t i = 0; i < c.fields.size(); ++i) r->slots()[i] = word_from_abi(c.fields[i], values[i], site);
+  } catch (...) {
+    row_free_blobs(c, r);  // slots not reached yet are still 0
+    throw;
+  }
 }
 
 void encode_row(std::string& out, const ClassDef& c, const uint64_t* slots) {

@@ -37,6 +37,7 @@ inline void blob_free(uint64_t w) { std::free(reinterpret_cast<void*>(w)); }
 
 Row* row_alloc(const ClassDef& c);                 // inbound 0, slots 0; traps OOM
 void row_free(const ClassDef& c, Row* r);          // and its blobs (NULL-safe)
+void row_free_blobs(const ClassDef& c, Row* r);    // its blobs only (slots left as they were)
 
 // An engine word for `f` from an ABI word: blobs copied (traps OOM, and DB
 // `value too large for the table store` past kMaxBlob). The caller owns it.
@@ -52,6 +53,9 @@ uint64_t zero_word(const Field& f);
 
 // A whole row from the ABI values; frees what it built if a copy traps.
 Row* row_from_abi(const ClassDef& c, const uint64_t* values, const WoSite* site);
+// The same into `r` (inbound and slots zeroed by the caller): an insert's
+// row built on the stack.
+void row_fill_abi(const ClassDef& c, Row* r, const uint64_t* values, const WoSite* site);
 
 // The WAL body of a row: scalars as 8 bytes, blobs as len:u32 + bytes
 // (0xFFFFFFFF = nil).

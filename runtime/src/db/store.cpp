@@ -28,22 +28,31 @@ void Store::count_refs(const ClassDef& c, const uint64_t* slots, int delta) {
     if (c.fields[i].kind == Kind::Ref) bump(c.fields[i], slots[i], delta);
 }
 
-void Store::attach(Table& t, int64_t id, Row* row) {
-  t.put(id, row);
+void Store::attach(Table& t, int64_t id, const Row* row) {
+  Row* in = t.place(id, row);
   try {
-    t.index_add(id, row->slots());
+    t.index_add(id, in->slots());
   } catch (...) {
-    t.take(id);
+    t.drop(id);  // the caller still owns `row`'s blobs
     throw;
   }
-  count_refs(t.def(), row->slots(), +1);
+  count_refs(t.def(), in->slots(), +1);
 }
 
 Row* Store::detach(Table& t, int64_t id) {
+  Row* out = t.copy_out(id);  // the one allocation, before anything changes
   Row* row = t.find(id);
   count_refs(t.def(), row->slots(), -1);
   t.index_remove(id, row->slots());
-  return t.take(id);
+  t.drop(id);
+  return out;
+}
+
+void Store::destroy(Table& t, int64_t id) {
+  Row* row = t.find(id);
+  count_refs(t.def(), row->slots(), -1);
+  t.index_remove(id, row->slots());
+  t.destroy(id);
 }
 
 uint64_t Store::set_field(Table& t, int64_t id, uint32_t f, uint64_t w) {

@@ -26,10 +26,15 @@ class Store {
   int missing_ref(const Table& t, const uint64_t* slots) const;
 
   // `row` enters `t` as `id` (slot empty): indexes, and +1 on each row it
-  // refers to. All or nothing under OOM.
-  void attach(Table& t, int64_t id, Row* row);
-  // The row `id` (present) leaves `t`; returned to the caller.
+  // refers to. All or nothing under OOM: on success the table owns the
+  // row's blobs (its words are copied into the page; `row`'s own memory
+  // stays the caller's), on a trap the caller still owns them.
+  void attach(Table& t, int64_t id, const Row* row);
+  // The row `id` (present) leaves `t`; returned to the caller as a heap
+  // copy (allocated before anything changes).
   Row* detach(Table& t, int64_t id);
+  // The row `id` (present) leaves `t` and is freed: no allocation (undo).
+  void destroy(Table& t, int64_t id);
   // Field `f` of row `id` becomes `w`; returns the old word (the caller owns it).
   uint64_t set_field(Table& t, int64_t id, uint32_t f, uint64_t w);
 

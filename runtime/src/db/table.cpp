@@ -2,7 +2,10 @@
 #include "table.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
+#include "../heap.h"
 #include "../trap.h"
 
 namespace wo::db {
@@ -13,7 +16,7 @@ bool TableIndex::covers(uint32_t field) const {
   return false;
 }
 
-Table::Table(const ClassDef* def) : def_(def) {
+Table::Table(const ClassDef* def) : def_(def), cell_words_(2 + def->fields.size()) {
   indexes.reserve(def->indexes.size());
   for (const IndexDef& d : def->indexes) {
     TableIndex ix;
@@ -32,26 +35,51 @@ Table::Table(const ClassDef* def) : def_(def) {
 }
 
 Table::~Table() {
-  each([&](int64_t, Row* r) { row_free(*def_, r); });
+  each([&](int64_t, Row* r) {
+    for (size_t i = 0; i < def_->fields.size(); ++i) word_free(def_->fields[i], r->slots()[i]);
+  });
 }
 
-void Table::put(int64_t id, Row* r) {
+Row* Table::place(int64_t id, const Row* r) {
   uint64_t i = static_cast<uint64_t>(id - 1);
   size_t p = i >> kPageBits;
   if (p >= pages_.size()) pages_.resize(p + 1);
-  if (!pages_[p]) pages_[p] = std::make_unique<Page>();  // value-initialised: all NULL, live 0
-  pages_[p]->rows[i & kPageMask] = r;
-  pages_[p]->live++;
+  if (!pages_[p]) {  // zeroed: every slot empty, live 0
+    void* block = std::calloc(1 + (size_t{1} << kPageBits) * cell_words_, sizeof(uint64_t));
+    if (!block) wo::raise_oom();
+    pages_[p].reset(static_cast<uint64_t*>(block));
+  }
+  uint64_t* c = cell(id);
+  std::memcpy(c + 1, r, (cell_words_ - 1) * sizeof(uint64_t));
+  c[0] = 1;
+  pages_[p].get()[0]++;
   live_++;
+  return reinterpret_cast<Row*>(c + 1);
 }
 
-Row* Table::take(int64_t id) {
+void Table::put(int64_t id, Row* r) {
+  place(id, r);
+  std::free(r);
+}
+
+void Table::drop(int64_t id) {
   uint64_t i = static_cast<uint64_t>(id - 1);
-  Page& pg = *pages_[i >> kPageBits];
-  Row* r = pg.rows[i & kPageMask];
-  pg.rows[i & kPageMask] = nullptr;
+  uint64_t* c = cell(id);
+  std::memset(c, 0, cell_words_ * sizeof(uint64_t));
   live_--;
-  if (--pg.live == 0) pages_[i >> kPageBits].reset();
+  if (--pages_[i >> kPageBits].get()[0] == 0) pages_[i >> kPageBits].reset();
+}
+
+void Table::destroy(int64_t id) {
+  Row* r = find(id);
+  for (size_t i = 0; i < def_->fields.size(); ++i) word_free(def_->fields[i], r->slots()[i]);
+  drop(id);
+}
+
+Row* Table::copy_out(int64_t id) const {
+  size_t n = (cell_words_ - 1) * sizeof(uint64_t);
+  auto* r = static_cast<Row*>(wo::heap_malloc(n));
+  std::memcpy(r, find(id), n);
   return r;
 }
 
@@ -82,13 +110,13 @@ int64_t Table::unique_find(const TableIndex& ix, std::string_view key, uint64_t 
   if (ix.def->cols.size() == 1) {
     const Field& f = def_->fields[ix.def->cols[0]];
     uint32_t c = ix.def->cols[0];
-    return ix.unique.find(h, [&](int64_t id) {
+    return ix.unique.find(h, key, [&](int64_t id) {
       const Row* r = find(id);
       return r && key_equals(f, r->slots()[c], key);
     });
   }
   thread_local std::string other;
-  return ix.unique.find(h, [&](int64_t id) {
+  return ix.unique.find(h, key, [&](int64_t id) {
     const Row* r = find(id);
     if (!r) return false;
     key_of(ix, r->slots(), other);
@@ -109,11 +137,11 @@ void Table::index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots) {
   bool hashed = ix.def->unique && !key_has_nil(ix, slots);
   uint64_t h = hashed ? key_hash(key) : 0;
   if (hashed) {
-    ix.unique.insert(h, id);
+    ix.unique.insert(h, id, key);
     if (!ix.ordered_ready) return;
   }
   try {
-    ix.ordered.insert(std::move(key), id);
+    ix.ordered.insert(key, id);
   } catch (...) {
     if (hashed) ix.unique.erase(h, id);
     throw;

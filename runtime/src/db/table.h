@@ -1,6 +1,7 @@
 // One class's rows and indexes. Rows are found by id through pages of 256
 // slots (ids are dense, so this is an array lookup; a page is freed when its
-// last row goes, so a queue-like table does not keep memory for old ids).
+// last row goes, so a queue-like table does not keep memory for old ids);
+// each row is stored in its page's slot.
 // Every declared index has an ordered side, (key, id) in order, which serves
 // equality probes, ranges and `order by` with ties in id order; a unique
 // index has a hash map key -> id for O(1) checks and probes (§1.16, lesson
@@ -9,6 +10,7 @@
 // store.cpp change rows or indexes.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,10 +47,30 @@ class Table {
     if (id < 1) return nullptr;
     uint64_t i = static_cast<uint64_t>(id - 1);
     size_t p = i >> kPageBits;
-    return p < pages_.size() && pages_[p] ? pages_[p]->rows[i & kPageMask] : nullptr;
+    if (p >= pages_.size() || !pages_[p]) return nullptr;
+    uint64_t* cell = pages_[p].get() + 1 + (i & kPageMask) * cell_words_;
+    return cell[0] ? reinterpret_cast<Row*>(cell + 1) : nullptr;
   }
-  void put(int64_t id, Row* r);   // the slot must be empty; traps OOM before changing anything
-  Row* take(int64_t id);          // the slot must be full
+  // Starts loading row `id`'s slot without waiting for it (no load of the
+  // slot itself: find's presence check would wait for the miss).
+  void prefetch(int64_t id) const {
+    uint64_t i = static_cast<uint64_t>(id - 1);
+    size_t p = i >> kPageBits;
+    if (id >= 1 && p < pages_.size() && pages_[p]) __builtin_prefetch(pages_[p].get() + 1 + (i & kPageMask) * cell_words_);
+  }
+  // Copies row `r` (header and slots; its blobs now belong to the table)
+  // into the empty slot `id` and returns it there; `r` itself is left to the
+  // caller. Traps OOM before changing anything.
+  Row* place(int64_t id, const Row* r);
+  // place, then frees r's own memory (not its blobs): the table owns the row.
+  void put(int64_t id, Row* r);
+  // Empties slot `id` (which must be full) without freeing the row's blobs.
+  void drop(int64_t id);
+  // Empties slot `id` and frees the row's blobs.
+  void destroy(int64_t id);
+  // A heap copy of row `id` (which must exist), owning nothing until the
+  // slot is dropped; traps OOM before changing anything.
+  Row* copy_out(int64_t id) const;
   int64_t live() const { return live_; }
 
   // Calls f(id, row) in ascending id order.
@@ -56,8 +78,9 @@ class Table {
   void each(F&& f) const {
     for (size_t p = 0; p < pages_.size(); ++p) {
       if (!pages_[p]) continue;
-      for (uint64_t k = 0; k <= kPageMask; ++k)
-        if (Row* r = pages_[p]->rows[k]) f(static_cast<int64_t>((p << kPageBits) + k + 1), r);
+      uint64_t* cell = pages_[p].get() + 1;
+      for (uint64_t k = 0; k <= kPageMask; ++k, cell += cell_words_)
+        if (cell[0]) f(static_cast<int64_t>((p << kPageBits) + k + 1), reinterpret_cast<Row*>(cell + 1));
     }
   }
 
@@ -92,13 +115,23 @@ class Table {
  private:
   static constexpr unsigned kPageBits = 8;
   static constexpr uint64_t kPageMask = (1u << kPageBits) - 1;
-  struct Page {
-    Row* rows[1u << kPageBits];
-    uint32_t live;
+  // A page is one block of words: the count of live rows, then 256 cells of
+  // cell_words_ words, each a present flag followed by the Row itself. Rows
+  // live in their page, so finding one by id is one dependent load (a page
+  // of Row pointers was a cache miss more per lookup, docs/perf.md), and an
+  // insert allocates no row of its own.
+  struct FreePage {
+    void operator()(uint64_t* p) const { std::free(p); }
   };
+  using Page = std::unique_ptr<uint64_t, FreePage>;
+  uint64_t* cell(int64_t id) const {
+    uint64_t i = static_cast<uint64_t>(id - 1);
+    return pages_[i >> kPageBits].get() + 1 + (i & kPageMask) * cell_words_;
+  }
 
   const ClassDef* def_;
-  std::vector<std::unique_ptr<Page>> pages_;
+  size_t cell_words_;   // 1 + the row's words (header and slots)
+  std::vector<Page> pages_;
   int64_t live_ = 0;
 };
 

@@ -65,7 +65,7 @@ void Engine::undo(Tx& tx) {
     const ClassDef& c = t.def();
     switch (u.op) {
       case Undo::Insert:
-        row_free(c, store_.detach(t, u.id));
+        store_.destroy(t, u.id);
         t.next_id = u.id;  // walking backwards, this ends at the block's first id
         break;
       case Undo::Update:
@@ -73,6 +73,7 @@ void Engine::undo(Tx& tx) {
         break;
       case Undo::Delete:
         store_.attach(t, u.id, u.row);  // the original id, its index entries, its refs
+        std::free(u.row);                // its words were copied (its blobs are the table's now)
         break;
     }
     tx.undo.pop_back();  // ownership went back to the store

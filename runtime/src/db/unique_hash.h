@@ -1,13 +1,14 @@
 // The hash side of a unique index: open addressing with linear probing over
-// flat (hash, id) slots, 16 bytes each. Keys are not stored: a candidate
-// whose full 64-bit hash matches is confirmed by the caller against the
-// row's own key (Table::unique_find), so a probe touches one slot run and,
-// almost always, only the row it answers with. The std::unordered_map of
+// flat (hash, id, short key) slots, 32 bytes each. A key that fits is
+// stored and compared in its slot; a longer one is confirmed by the caller
+// against the row's own key (Table::unique_find), so a probe touches one
+// slot run and, for long keys, the row it answers with. The std::unordered_map of
 // key strings it replaces cost a node allocation per row and two dependent
 // cache misses per probe (docs/perf.md, "Through the language").
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -34,23 +35,40 @@ inline uint64_t key_hash(std::string_view k) {
 
 class UniqueHash {
  public:
-  // The id of the entry with hash `h` for which same(id) holds, or 0.
+  // Keys of up to kInline bytes (every Int-shaped or Float key and short
+  // Texts) are kept in their slot and confirmed there; a longer one is
+  // confirmed by same(id) against the row.
+  static constexpr size_t kInline = 15;
+
+  // The id of the entry with hash `h` and key `key` (same(id) confirms a
+  // key not held in its slot), or 0.
   template <class Same>
-  int64_t find(uint64_t h, Same&& same) const {
+  int64_t find(uint64_t h, std::string_view key, Same&& same) const {
     if (slots_.empty()) return 0;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.h == 0) return 0;
-      if (s.h == h && s.id > 0 && same(s.id)) return s.id;
+      if (s.h == h && s.id > 0 &&
+          (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0))
+        return s.id;
     }
   }
-  // Adds (h, id); grows first, so an allocation failure changes nothing.
-  void insert(uint64_t h, int64_t id) {
+  // Adds (h, id) with its key; grows first, so an allocation failure
+  // changes nothing.
+  void insert(uint64_t h, int64_t id, std::string_view key) {
     if ((used_ + 1) * 4 > slots_.size() * 3) grow();
     size_t i = h & mask_;
     while (slots_[i].h != 0 && slots_[i].id > 0) i = (i + 1) & mask_;
     if (slots_[i].h == 0) used_++;  // a reused tombstone was counted already
-    slots_[i] = Slot{h, id};
+    Slot& s = slots_[i];
+    s.h = h;
+    s.id = id;
+    if (key.size() <= kInline) {
+      s.len = static_cast<uint8_t>(key.size());
+      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+    } else {
+      s.len = kLong;
+    }
     live_++;
   }
   // Removes (h, id) if present.
@@ -77,7 +95,7 @@ class UniqueHash {
     if (!slots_.empty()) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    slots_.assign(cap, Slot{0, 0});
+    slots_.assign(cap, Slot{});
     mask_ = cap - 1;
   }
   size_t size() const { return live_; }
@@ -88,14 +106,21 @@ class UniqueHash {
   }
 
  private:
+  static constexpr uint8_t kLong = 0xFF;
+  // 32 bytes: a probe that finds its key in the slot touches no row (the
+  // row's page pointer, the row and its Text were three more dependent
+  // cache misses per unique-key lookup, docs/perf.md).
   struct Slot {
     uint64_t h;   // 0: empty (never used)
     int64_t id;   // > 0: live; -1: erased
+    uint8_t len;  // the key's length when held in k, else kLong
+    char k[kInline];
   };
+  static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
-    std::vector<Slot> next(cap, Slot{0, 0});
+    std::vector<Slot> next(cap, Slot{});
     size_t m = cap - 1;
     for (const Slot& s : slots_) {
       if (s.h == 0 || s.id <= 0) continue;

@@ -4,6 +4,8 @@
 // (or hand it to the open transaction with an undo entry); then, outside the
 // lock, wait for group commit.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "../trap.h"
@@ -36,11 +38,41 @@ void check_size(const std::string& rec, const WoSite* site) {
     trap(TrapCode::DB, site, "value too large for the table store");
 }
 
-// Owns a freshly copied row/word until the store takes it.
-struct RowHold {
-  const ClassDef& c;
-  Row* row;
-  ~RowHold() { row_free(c, row); }
+// An insert's row, copied from the program's values, owned until the store
+// takes its blobs. Built on the stack when it is small (the table copies it
+// into its page: an insert allocates no row of its own).
+class NewRow {
+ public:
+  NewRow(const ClassDef& c, const uint64_t* values, const WoSite* site) : c_(c) {
+    size_t words = 1 + c.fields.size();
+    if (words <= kLocal) {
+      std::memset(local_, 0, words * sizeof(uint64_t));
+      row_fill_abi(c, reinterpret_cast<Row*>(local_), values, site);
+      row_ = reinterpret_cast<Row*>(local_);
+    } else {
+      row_ = row_from_abi(c, values, site);
+      heap_ = true;
+    }
+  }
+  ~NewRow() {
+    if (!row_) return;
+    row_free_blobs(c_, row_);
+    if (heap_) std::free(row_);
+  }
+  NewRow(const NewRow&) = delete;
+  NewRow& operator=(const NewRow&) = delete;
+  const Row* row() const { return row_; }
+  void taken() {  // the store owns the blobs now
+    if (heap_) std::free(row_);
+    row_ = nullptr;
+  }
+
+ private:
+  static constexpr size_t kLocal = 33;
+  const ClassDef& c_;
+  Row* row_ = nullptr;
+  bool heap_ = false;
+  uint64_t local_[kLocal];
 };
 // Room for one more undo entry, so recording it after the change cannot
 // fail. Geometric: reserve(size() + 1) reallocated the whole log on every
@@ -71,13 +103,13 @@ uint64_t Engine::log_write(Tx* tx, bool log, const std::string& rec) {
 int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
   Table& t = table(cls, site);
   const ClassDef& c = t.def();
-  RowHold hold{c, row_from_abi(c, values, site)};
+  NewRow hold(c, values, site);
   uint64_t seq = 0;
   int64_t id;
   {
     auto lk = lock_write();
     Tx* tx = current_tx();
-    const uint64_t* s = hold.row->slots();
+    const uint64_t* s = hold.row()->slots();
     int bad = store_.missing_ref(t, s);
     if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
     if (const TableIndex* ix = t.unique_conflict(s, 0))
@@ -93,8 +125,8 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
       check_size(rec, site);
     }
     if (tx) reserve_undo(*tx);
-    store_.attach(t, id, hold.row);
-    hold.row = nullptr;
+    store_.attach(t, id, hold.row());
+    hold.taken();
     t.next_id = id + 1;
     if (tx) tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
     seq = log_write(tx, log, rec);
