@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware bench-middleware-cpu clean
+.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware bench-middleware-cpu clean
 
 all: build
 
@@ -22,7 +22,16 @@ build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 test: build
+	@ls /usr/lib/postgresql/*/bin/initdb "$$(pg_config --bindir 2>/dev/null)/initdb" 2>/dev/null | grep -q . || \
+	  echo "make test: no PostgreSQL server binaries (Debian's postgresql-15): the PostgreSQL suite (ctest -L pg) is SKIPPED"
+	@command -v haproxy >/dev/null || echo "make test: no haproxy: the two-process legs (ctest pg.two-process) are SKIPPED"
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS)
+
+# The PostgreSQL suite alone (issue 13; tests/pg/README.md): every table and
+# transaction fixture in both modes against a private server it starts, the
+# SIGKILL crash test, porch across two processes behind haproxy.
+test-pg: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS) -L pg
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over woc, the runtime, the unit
 # tests and every corpus fixture (native programs are linked with the same flags).

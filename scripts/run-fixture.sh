@@ -21,7 +21,10 @@
 # The program runs in a fresh empty working directory with no WO_* variables
 # inherited but WO_EPHEMERAL=1 and WO_SHARDS=1 (runtime.md §1.8; an `env` file
 # setting WO_DATA or WO_EPHEMERAL replaces the first, one setting WO_SHARDS
-# the second). WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step:
+# the second). WO_FIXTURE_DATA, when set, is the store instead: the program
+# runs with WO_DATA=$WO_FIXTURE_DATA (a PostgreSQL URI, tests/pg) and the
+# `env` file's own WO_DATA/WO_EPHEMERAL lines are dropped (the same database
+# serves every run of a `runs` fixture). WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step:
 # the build, and each run. tests/runner/runner-test.sh checks all of this.
 # Exit status: 0 pass, 1 fail, 2 usage. Temporary files are always removed.
 set -uo pipefail
@@ -63,12 +66,15 @@ run_bounded() {
   # The conformance rule of runtime.md §1.8: fixtures run RAM-only on one
   # shard, unless their `env` file sets WO_DATA or WO_EPHEMERAL itself.
   envs+=(WO_SHARDS=1)
-  if ! grep -qE '^(WO_DATA|WO_EPHEMERAL)=' "$dir/env" 2>/dev/null; then
+  if [[ -n ${WO_FIXTURE_DATA:-} ]]; then
+    envs+=("WO_DATA=$WO_FIXTURE_DATA")
+  elif ! grep -qE '^(WO_DATA|WO_EPHEMERAL)=' "$dir/env" 2>/dev/null; then
     envs+=(WO_EPHEMERAL=1)
   fi
   if [[ -f $dir/env ]]; then
     while IFS= read -r line || [[ -n $line ]]; do
       [[ -z $line || $line == \#* ]] && continue
+      [[ -n ${WO_FIXTURE_DATA:-} && $line =~ ^(WO_DATA|WO_EPHEMERAL)= ]] && continue
       envs+=("$line")
     done <"$dir/env"
   fi

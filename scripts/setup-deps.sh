@@ -20,6 +20,9 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           clang-19  # compiles runtime/src/inline/helpers.cpp to the LLVM bitcode woc inlines (codegen/, decision 0052)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)
+          libpq-dev  # libpq-fe.h for the PostgreSQL store (runtime/src/pg/; libpq.so.5 is loaded at run time)
+          postgresql-15  # the private server of the PostgreSQL tests (scripts/pg-temp.sh, tests/pg/)
+          haproxy  # the load balancer in front of two web-app processes (tests/pg/two-process.sh)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients
 [[ $# -gt 0 ]] && packages=("$@")
 

@@ -89,7 +89,8 @@ for mode in jit native; do
   prints 4
   [[ ! -s $tmp/err ]] || fail "a second upgrade notice"
 
-  # A PostgreSQL URI (no such store yet) is refused, creates nothing, and its password is not printed.
+  # A PostgreSQL URI naming no reachable server is refused (the PostgreSQL store, runtime/src/pg/),
+  # creates nothing, and its password is not printed.
   pushd "$d" >/dev/null
   run 'postgresql://wo:s3cret@localhost/shop'
   popd >/dev/null

@@ -2,7 +2,7 @@
 # Checks scripts/run-fixture.sh itself, in both modes: a fixture's `env` file
 # reaches the program (and overrides the runner's WO_SHARDS=1, as the
 # multi-shard actor fixtures need), WO_* variables of the caller do not leak
-# in, a fixture that never ends is stopped by WO_FIXTURE_TIMEOUT and reported
+# in, WO_FIXTURE_DATA replaces the store the env file names (tests/pg), a fixture that never ends is stopped by WO_FIXTURE_TIMEOUT and reported
 # as a failure, and a wrong expected.out or expected.trace fails.
 #
 #   tests/runner/runner-test.sh WOC RUNNER
@@ -41,12 +41,20 @@ printf 'WO_SHARDS=4\nWO_MAILBOX=8\n' >"$tmp/pinned/env"
 printf 'WO_SHARDS=4\nWO_EPHEMERAL=1\nWO_MAILBOX=8\n' >"$tmp/pinned/expected.out"
 printf '%s' "$show_env" >"$tmp/wrong/main.wo"
 printf 'WO_SHARDS=2\nWO_EPHEMERAL=1\nWO_MAILBOX unset\n' >"$tmp/wrong/expected.out"
+# WO_FIXTURE_DATA (tests/pg's store) replaces the env file's WO_DATA and
+# the runner's WO_EPHEMERAL=1; the env file's other lines stay.
+mkdir -p "$tmp/store" "$tmp/data"
+printf '%s' "${show_env/show(\"WO_MAILBOX\")/show(\"WO_MAILBOX\")
+  show(\"WO_DATA\")}" >"$tmp/store/main.wo"
+printf 'WO_DATA=elsewhere.wal\nWO_MAILBOX=5\n' >"$tmp/store/env"
+printf 'WO_SHARDS=1\nWO_EPHEMERAL unset\nWO_MAILBOX=5\nWO_DATA=%s/data/\n' "$tmp" >"$tmp/store/expected.out"
 printf 'fn main() {\n  let i = 0\n  while true {\n    i += 1\n  }\n}\n' >"$tmp/forever/main.wo"
 : >"$tmp/forever/expected.out"
 
 for mode in jit native; do
   WO_MAILBOX=3 WO_SHARDS=9 bash "$runner" "$mode" "$tmp/default" "$woc" || bad "$mode: the runner's defaults"
   WO_MAILBOX=3 bash "$runner" "$mode" "$tmp/pinned" "$woc" || bad "$mode: the fixture's env file"
+  WO_FIXTURE_DATA=$tmp/data/ bash "$runner" "$mode" "$tmp/store" "$woc" || bad "$mode: WO_FIXTURE_DATA"
   if bash "$runner" "$mode" "$tmp/wrong" "$woc" >"$tmp/out" 2>&1; then
     bad "$mode: a wrong expected.out passed"
   fi

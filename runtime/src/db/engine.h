@@ -62,6 +62,8 @@ class Engine {
   WoList* range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
                 const WoSite* site);
   void sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
+  // The id the class's next insert gets (runtime/src/pg/copy.cpp copies it).
+  int64_t next_id(uint32_t cls, const WoSite* site) { return table(cls, site).next_id; }
 
   void begin(const WoSite* site);
   void commit(const WoSite* site);

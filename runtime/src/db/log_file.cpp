@@ -75,11 +75,13 @@ bool lock(int fd, const std::string& path, std::string* err) {
 bool resolve_data_path(const std::string& data, std::string* log, std::string* err) {
   if (data.empty()) return refuse(err, "WO_DATA is set but empty; give a directory or a log file path");
   if (data.size() > 512) return refuse(err, "WO_DATA is longer than 512 bytes");
-  // A database URI must not become a relative path "postgresql:" (a directory
-  // nobody asked for). The URI is not repeated: it may carry a password.
+  // wo_db_open hands a database URI to the PostgreSQL store (runtime/src/pg/);
+  // one that reaches the engine anyway must not become a relative path
+  // "postgresql:" (a directory nobody asked for). The URI is not repeated: it
+  // may carry a password.
   if (data.rfind("postgresql://", 0) == 0 || data.rfind("postgres://", 0) == 0)
-    return refuse(err, "WO_DATA names a PostgreSQL database, and this woc has no PostgreSQL store yet; "
-                       "give a directory or a log file path");
+    return refuse(err, "WO_DATA names a PostgreSQL database, which the embedded store cannot open "
+                       "(wo_db_open gives it to the PostgreSQL store)");
   struct stat st {};
   if (::stat(data.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {

@@ -1,0 +1,230 @@
+// The pool, prepared statements and the bounded wait (conn.h).
+#include "conn.h"
+
+#include <poll.h>
+
+#include <unordered_map>
+
+#include "../sched/external_wait.h"
+#include "../sched/io.h"
+
+namespace wo::pg {
+namespace {
+
+std::mutex g_stmt_mu;
+std::unordered_map<std::string, int> g_stmts;
+
+std::string first_line(const char* s) {
+  std::string m = s ? s : "";
+  size_t nl = m.find('\n');
+  if (nl != std::string::npos) m.resize(nl);
+  return m;
+}
+
+void quiet_notices(void*, const char*) {}  // "relation already exists, skipping" and the like
+
+int64_t now_ms() { return sched::now_us() / 1000; }
+
+// Until the socket reports `events` or the deadline passes: the fiber parks
+// when it may (outside a transaction, on a scheduler shard), else poll().
+bool wait_sock(Conn& c, short events, int64_t deadline_ms, const WoSite* site) {
+  int fd = pq().socket(c.pg);
+  if (fd < 0) return false;
+  if (sched::can_park_here()) {
+    uint32_t ev = (events & POLLOUT) ? EPOLLOUT : EPOLLIN;
+    return sched::wait_fd(fd, ev, deadline_ms * 1000, false, site) == sched::Wait::Ready || now_ms() < deadline_ms;
+  }
+  int64_t left = deadline_ms - now_ms();
+  if (left <= 0) return false;
+  pollfd p{fd, events, 0};
+  int n = ::poll(&p, 1, static_cast<int>(left));
+  return n != 0;  // an error (EINTR) retries through PQconsumeInput
+}
+
+bool conn_failed(Conn& c, Failure* f, const std::string& why) {
+  c.broken = true;
+  f->connection = true;
+  f->sqlstate.clear();
+  f->message = why.empty() ? first_line(pq().errorMessage(c.pg)) : why;
+  if (f->message.empty()) f->message = "the connection to the server was lost";
+  return false;
+}
+
+// Sends what is queued and waits until a whole result can be read.
+bool await(Conn& c, int64_t deadline_ms, const WoSite* site, Failure* f) {
+  for (;;) {
+    int fl = pq().flush(c.pg);
+    if (fl < 0) return conn_failed(c, f, "");
+    if (fl == 0) {
+      if (!pq().consumeInput(c.pg)) return conn_failed(c, f, "");
+      if (!pq().isBusy(c.pg)) return true;
+    }
+    if (now_ms() >= deadline_ms ||
+        !wait_sock(c, fl == 1 ? static_cast<short>(POLLIN | POLLOUT) : static_cast<short>(POLLIN), deadline_ms, site)) {
+      if (now_ms() >= deadline_ms)
+        return conn_failed(c, f, "the server did not answer within " + std::to_string(kAnswerMs / 1000) + " s");
+    }
+  }
+}
+
+// Every result of the query sent; the first one is kept.
+PGresult* collect(Conn& c, int64_t deadline_ms, const WoSite* site, Failure* f) {
+  PGresult* keep = nullptr;
+  for (;;) {
+    if (!await(c, deadline_ms, site, f)) {
+      if (keep) pq().clear(keep);
+      return nullptr;
+    }
+    PGresult* r = pq().getResult(c.pg);
+    if (!r) break;
+    if (!keep) keep = r;
+    else pq().clear(r);
+  }
+  if (!keep) {
+    conn_failed(c, f, "");
+    return nullptr;
+  }
+  ExecStatusType st = pq().resultStatus(keep);
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return keep;
+  const char* code = pq().resultErrorField(keep, PG_DIAG_SQLSTATE);
+  const char* cons = pq().resultErrorField(keep, PG_DIAG_CONSTRAINT_NAME);
+  const char* prim = pq().resultErrorField(keep, PG_DIAG_MESSAGE_PRIMARY);
+  f->sqlstate = code ? code : "";
+  f->constraint = cons ? cons : "";
+  f->message = prim ? prim : first_line(pq().resultErrorMessage(keep));
+  f->connection = false;
+  pq().clear(keep);
+  if (pq().status(c.pg) != CONNECTION_OK) {
+    c.broken = true;
+    f->connection = true;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const Libpq& pq() { return *libpq(nullptr); }
+
+int statement_number(const std::string& sql) {
+  std::lock_guard lk(g_stmt_mu);
+  auto [it, fresh] = g_stmts.emplace(sql, static_cast<int>(g_stmts.size()));
+  (void)fresh;
+  return it->second;
+}
+
+PGresult* run(Conn& c, const std::string& sql, const std::vector<Param>& ps, const WoSite* site, Failure* f) {
+  if (c.broken) {
+    conn_failed(c, f, "the connection to the server was lost");
+    return nullptr;
+  }
+  int n = statement_number(sql);
+  std::string name = "wo" + std::to_string(n);
+  int64_t deadline = now_ms() + kAnswerMs;
+  if (static_cast<size_t>(n) >= c.prepared.size()) c.prepared.resize(static_cast<size_t>(n) + 16, false);
+  if (!c.prepared[static_cast<size_t>(n)]) {
+    if (!pq().sendPrepare(c.pg, name.c_str(), sql.c_str(), 0, nullptr)) {
+      conn_failed(c, f, "");
+      return nullptr;
+    }
+    PGresult* r = collect(c, deadline, site, f);
+    if (!r) return nullptr;
+    pq().clear(r);
+    c.prepared[static_cast<size_t>(n)] = true;
+  }
+  std::vector<const char*> vals(ps.size());
+  std::vector<int> lens(ps.size()), fmts(ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    vals[i] = ps[i].data;
+    lens[i] = ps[i].len;
+    fmts[i] = ps[i].text ? 0 : 1;
+  }
+  if (!pq().sendQueryPrepared(c.pg, name.c_str(), static_cast<int>(ps.size()), vals.data(), lens.data(), fmts.data(),
+                              1)) {
+    conn_failed(c, f, "");
+    return nullptr;
+  }
+  return collect(c, deadline, site, f);
+}
+
+PGresult* run_simple(Conn& c, const std::string& sql, const WoSite* site, Failure* f) {
+  if (c.broken) {
+    conn_failed(c, f, "the connection to the server was lost");
+    return nullptr;
+  }
+  if (!pq().sendQuery(c.pg, sql.c_str())) {
+    conn_failed(c, f, "");
+    return nullptr;
+  }
+  return collect(c, now_ms() + kAnswerMs, site, f);
+}
+
+Pool::~Pool() {
+  for (Conn* c : idle_) {
+    pq().finish(c->pg);
+    delete c;
+  }
+}
+
+// Connecting does not block a shard either: libpq's polling handshake, each
+// step waited for like an answer, the whole bounded by kConnectMs.
+Conn* Pool::connect(std::string* err) {
+  const char* keys[] = {"fallback_application_name", "dbname", nullptr};
+  const char* vals[] = {"woc", uri_.c_str(), nullptr};
+  PGconn* pg = pq().connectStartParams(keys, vals, 1);
+  auto refuse = [&](const std::string& why) -> Conn* {
+    *err = why;
+    if (pg) pq().finish(pg);
+    return nullptr;
+  };
+  if (!pg) return refuse("out of memory");
+  if (pq().status(pg) == CONNECTION_BAD) return refuse(first_line(pq().errorMessage(pg)));
+  Conn probe;
+  probe.pg = pg;
+  int64_t deadline = now_ms() + kConnectMs;
+  for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
+    if (st == PGRES_POLLING_FAILED) return refuse(first_line(pq().errorMessage(pg)));
+    wait_sock(probe, st == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline, nullptr);
+    if (now_ms() >= deadline)
+      return refuse("no connection within " + std::to_string(kConnectMs / 1000) + " s");
+    st = pq().connectPoll(pg);
+  }
+  pq().setNoticeProcessor(pg, quiet_notices, nullptr);
+  pq().setnonblocking(pg, 1);
+  auto* c = new Conn;
+  c->pg = pg;
+  return c;
+}
+
+Conn* Pool::take(std::string* err) {
+  for (;;) {
+    Conn* c = nullptr;
+    {
+      std::lock_guard lk(mu_);
+      if (idle_.empty()) break;
+      c = idle_.back();
+      idle_.pop_back();
+    }
+    // An idle connection has nothing to read unless the server is closing
+    // it (a restart sends FATAL, then EOF): then it is dropped here, and the
+    // statement goes to a new connection instead of failing. (A stray
+    // ParameterStatus costs a reconnection, nothing worse.)
+    pollfd p{pq().socket(c->pg), POLLIN, 0};
+    if (p.fd >= 0 && ::poll(&p, 1, 0) == 0 && pq().status(c->pg) == CONNECTION_OK) return c;
+    pq().finish(c->pg);
+    delete c;
+  }
+  return connect(err);
+}
+
+void Pool::give(Conn* c) {
+  if (!c) return;
+  if (c->broken || pq().status(c->pg) != CONNECTION_OK || pq().transactionStatus(c->pg) != PQTRANS_IDLE) {
+    pq().finish(c->pg);
+    delete c;
+    return;
+  }
+  std::lock_guard lk(mu_);
+  idle_.push_back(c);
+}
+
+}  // namespace wo::pg

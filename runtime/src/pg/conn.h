@@ -1,0 +1,76 @@
+// Connections to the database WO_DATA names: a small pool of libpq
+// connections shared by every thread, prepared statements per connection,
+// and the wait for an answer — the calling fiber parked on the socket
+// (sched::wait_fd) when it may park, the thread blocked in poll() otherwise;
+// every wait is bounded (kAnswerMs, kConnectMs).
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "libpq.h"
+#include "wo_runtime.h"
+
+namespace wo::pg {
+
+// How long one statement may wait for the server's answer before it traps
+// DB and its connection is dropped (a row lock held by another process's
+// transaction counts too).
+inline constexpr int kAnswerMs = 30000;
+// How long connecting may take (libpq's connect_timeout is not used by its
+// polling handshake).
+inline constexpr int kConnectMs = 10000;
+
+// One parameter: NULL data is SQL NULL; binary unless `text`.
+struct Param {
+  const char* data = nullptr;
+  int len = 0;
+  bool text = false;
+};
+
+// What a failed statement reports (the server's words, never the URI).
+struct Failure {
+  std::string sqlstate;     // "" when the connection failed
+  std::string constraint;   // PG_DIAG_CONSTRAINT_NAME, if any
+  std::string message;      // one line
+  bool connection = false;  // the connection is gone (lost, timed out)
+};
+
+class Conn {
+ public:
+  PGconn* pg = nullptr;
+  std::vector<bool> prepared;   // by statement number (statement_number)
+  bool broken = false;
+};
+
+// The number of a statement text, the same in every connection ("wo<n>").
+int statement_number(const std::string& sql);
+
+// Runs `sql` as a prepared statement (prepared on this connection at its
+// first use) with binary results. NULL and *fail set on any failure; a
+// connection failure also marks the connection broken.
+PGresult* run(Conn& c, const std::string& sql, const std::vector<Param>& ps, const WoSite* site, Failure* fail);
+// A plain query without parameters (BEGIN, COMMIT, DDL), text results.
+PGresult* run_simple(Conn& c, const std::string& sql, const WoSite* site, Failure* fail);
+
+class Pool {
+ public:
+  explicit Pool(std::string uri) : uri_(std::move(uri)) {}
+  ~Pool();
+  // An idle connection (one found dead while idle is dropped) or a new one;
+  // NULL with `err` (libpq's first line) when the server cannot be reached.
+  Conn* take(std::string* err);
+  // Back to the pool; a broken one is closed.
+  void give(Conn* c);
+
+ private:
+  Conn* connect(std::string* err);
+  std::string uri_;
+  std::mutex mu_;
+  std::vector<Conn*> idle_;
+};
+
+const Libpq& pq();   // the loaded table (wo::pg::open loads it first)
+
+}  // namespace wo::pg

@@ -1,0 +1,467 @@
+// Statements, reads and transactions of the PostgreSQL store (store.h):
+// each wo_db.h call becomes one prepared statement with binary parameters
+// and results, on a pooled connection or on the open transaction's.
+#include "store.h"
+
+#include <cstring>
+
+#include "../db/engine.h"
+#include "../db/value.h"
+#include "../trap.h"
+#include "common/traps.h"
+
+namespace wo::pg {
+
+Store* g_store = nullptr;
+
+namespace {
+
+// The calling thread's open transaction (a transaction never parks, so it
+// stays on its thread; wo_tx_detach still carries it if a scheduler asks).
+struct TxState {
+  Conn* conn = nullptr;
+  db::Tx* engine = nullptr;   // the engine's side (RAM tables), if the block touched one
+  bool savepoint = false;     // a savepoint `wo_s` is set (released by the next write)
+};
+thread_local TxState* t_tx = nullptr;
+
+[[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg, std::string detail = {}) {
+  raise(static_cast<int64_t>(code), site, msg.c_str(), std::move(detail));
+}
+
+uint64_t be64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
+}
+
+// Holds the bytes of the parameters of one statement.
+class Params {
+ public:
+  explicit Params(size_t n) { bufs_.reserve(n); }
+  void add(const db::Field& f, uint64_t w, const WoSite* site) {
+    if (db::is_nil(f, w) || (f.kind == db::Kind::Ref && w == 0) || (db::is_blob(f.kind) && w == 0)) {
+      ps_.push_back(Param{});
+      return;
+    }
+    std::string& b = bufs_.emplace_back();
+    switch (f.kind) {
+      case db::Kind::Bool:
+        b.push_back(w ? 1 : 0);
+        break;
+      case db::Kind::Text:
+      case db::Kind::Bytes: {
+        const auto* t = reinterpret_cast<const WoText*>(w);  // WoBytes has the same layout
+        b.assign(t->bytes, static_cast<size_t>(t->len));
+        break;
+      }
+      case db::Kind::Multi:
+      case db::Kind::Map:
+        db::encode_container(b, f, w, site);
+        break;
+      default: {  // Int-shaped and Float bits: 8 bytes, network order
+        uint64_t v = __builtin_bswap64(w);
+        b.assign(reinterpret_cast<const char*>(&v), 8);
+      }
+    }
+    ps_.push_back(Param{b.data(), static_cast<int>(b.size()), false});
+  }
+  void add_int(int64_t v) {
+    std::string& b = bufs_.emplace_back();
+    uint64_t x = __builtin_bswap64(static_cast<uint64_t>(v));
+    b.assign(reinterpret_cast<const char*>(&x), 8);
+    ps_.push_back(Param{b.data(), 8, false});
+  }
+  void add_null() { ps_.push_back(Param{}); }
+  void add_text(std::string s) {
+    std::string& b = bufs_.emplace_back(std::move(s));
+    ps_.push_back(Param{b.data(), static_cast<int>(b.size()), true});
+  }
+  const std::vector<Param>& all() const { return ps_; }
+  size_t size() const { return ps_.size(); }
+
+ private:
+  std::vector<std::string> bufs_;  // reserved: never reallocates under the Params
+  std::vector<Param> ps_;
+};
+
+std::string ph(size_t n, const db::Field& f) { return "$" + std::to_string(n) + sql_cast(f); }
+std::string ph_int(size_t n) { return "$" + std::to_string(n) + "::bigint"; }
+
+}  // namespace
+
+// A result that is cleared when it goes.
+struct Store::Res {
+  PGresult* r = nullptr;
+  explicit Res(PGresult* p) : r(p) {}
+  Res(Res&& o) noexcept : r(o.r) { o.r = nullptr; }
+  ~Res() {
+    if (r) pq().clear(r);
+  }
+  int rows() const { return pq().ntuples(r); }
+  bool null(int i, int j) const { return pq().getisnull(r, i, j); }
+  int64_t i64(int i, int j) const { return static_cast<int64_t>(be64(pq().getvalue(r, i, j))); }
+  uint64_t word(const db::Field& f, int i, int j) const {
+    if (null(i, j)) return f.kind == db::Kind::Ref || db::is_blob(f.kind) || !f.nullable ? 0 : db::nil_word(f);
+    const char* p = pq().getvalue(r, i, j);
+    int n = pq().getlength(r, i, j);
+    switch (f.kind) {
+      case db::Kind::Bool: return p[0] ? 1 : 0;
+      case db::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
+      case db::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
+      case db::Kind::Multi:
+      case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
+      default: return be64(p);
+    }
+  }
+  int64_t affected() const { return std::strtoll(pq().cmdTuples(r), nullptr, 10); }
+};
+
+Store::Store(db::Schema schema, std::string uri) : schema_(std::move(schema)), pool_(std::move(uri)) {
+  for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
+}
+
+Store::~Store() = default;
+
+bool Store::in_tx() { return t_tx != nullptr; }
+
+std::string Store::lock_suffix() const { return t_tx ? " FOR UPDATE" : ""; }
+
+const db::Field& Store::field(uint32_t cls, uint32_t f, const WoSite* site) const {
+  const db::ClassDef& c = schema_.classes[cls];
+  if (f >= c.fields.size()) trap(TrapCode::DB, site, "no such field");
+  return c.fields[f];
+}
+
+void Store::fail(const Failure& f, Op op, const WoSite* site) {
+  if (f.connection) trap(TrapCode::DB, site, "PostgreSQL connection lost: " + f.message);
+  if (f.sqlstate == "23505" || f.sqlstate == "23503") {
+    if (f.sqlstate == "23503" && op == Op::Delete) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+    auto it = violations_.find(f.constraint);
+    TrapCode code = f.sqlstate == "23505" ? TrapCode::UNIQUE : TrapCode::FK;
+    if (it != violations_.end()) trap(code, site, it->second.msg, it->second.detail);
+  }
+  if (f.sqlstate == "40P01")
+    trap(TrapCode::DB, site, "deadlock: PostgreSQL rolled the transaction back (" + f.message + ")");
+  if (f.sqlstate == "40001")
+    trap(TrapCode::DB, site, "serialization failure: PostgreSQL rolled the transaction back (" + f.message + ")");
+  trap(TrapCode::DB, site, "PostgreSQL: " + f.message);
+}
+
+Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site) {
+  Failure f;
+  if (TxState* tx = t_tx) {
+    bool write = op != Op::Read;
+    if (write) {  // a trapping statement inside the block changes nothing (`try` may go on)
+      PGresult* sp = run_simple(*tx->conn, tx->savepoint ? "RELEASE SAVEPOINT wo_s; SAVEPOINT wo_s" : "SAVEPOINT wo_s",
+                                site, &f);
+      if (!sp) fail(f, op, site);
+      pq().clear(sp);
+      tx->savepoint = true;
+    }
+    PGresult* r = run(*tx->conn, sql, ps, site, &f);
+    if (r) return Res(r);
+    if (write && !f.connection) {
+      Failure ignore;
+      if (PGresult* back = run_simple(*tx->conn, "ROLLBACK TO SAVEPOINT wo_s", site, &ignore)) pq().clear(back);
+    }
+    fail(f, op, site);
+  }
+  std::string why;
+  Conn* c = pool_.take(&why);
+  if (!c) trap(TrapCode::DB, site, "PostgreSQL connection failed: " + why);
+  PGresult* r = nullptr;
+  try {
+    r = run(*c, sql, ps, site, &f);
+  } catch (...) {  // the parked fiber unwound (the program's end): its answer is never read
+    c->broken = true;
+    pool_.give(c);
+    throw;
+  }
+  pool_.give(c);
+  if (!r) fail(f, op, site);
+  return Res(r);
+}
+
+WoList* Store::id_list(const Res& r) {
+  int n = r.rows();
+  WoList* xs = wo_list_new(WO_ELEM_INT, n);
+  for (int i = 0; i < n; ++i) xs->data[i] = static_cast<uint64_t>(r.i64(i, 0));
+  xs->len = n;
+  return xs;
+}
+
+int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  // The id comes from the class's counter row in the same statement: a
+  // statement that fails rolls the counter back with it, so a trapping
+  // insert consumes no id (a sequence would).
+  std::string sql = "WITH n AS (UPDATE wo_ids SET next = next + 1 WHERE tbl = " + quote_literal(c.name) +
+                    " RETURNING next - 1 AS id) INSERT INTO " + quote_ident(c.name) + " (id";
+  std::string sel = " SELECT n.id";
+  Params ps(c.fields.size());
+  for (size_t i = 0; i < c.fields.size(); ++i) {
+    sql += ", " + quote_ident(c.fields[i].name);
+    sel += ", " + ph(i + 1, c.fields[i]);
+    ps.add(c.fields[i], values[i], site);
+  }
+  sql += ")" + sel + " FROM n RETURNING id";
+  Res r = exec(sql, ps.all(), Op::Write, site);
+  if (r.rows() != 1) trap(TrapCode::DB, site, "PostgreSQL: no id counter for table " + c.name);
+  return r.i64(0, 0);
+}
+
+void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  Params ps(2);
+  ps.add_int(id);
+  ps.add(fd, value, site);
+  Res r = exec("UPDATE " + quote_ident(c.name) + " SET " + quote_ident(fd.name) + " = " + ph(2, fd) +
+                   " WHERE id = $1::bigint",
+               ps.all(), Op::Write, site);
+  if (r.affected() == 0) trap(TrapCode::DB, site, "no such row");
+}
+
+void Store::remove(uint32_t cls, int64_t id, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  Params ps(1);
+  ps.add_int(id);
+  // A row whose ref holds its own id restricts its delete in the engine;
+  // PostgreSQL would let it go with itself, so it is asked first.
+  std::string self;
+  for (const db::Field& fd : c.fields)
+    if (fd.kind == db::Kind::Ref && static_cast<uint32_t>(fd.ref_class) == cls)
+      self += (self.empty() ? "" : " OR ") + quote_ident(fd.name) + " = id";
+  if (!self.empty()) {
+    Res s = exec("SELECT 1 FROM " + quote_ident(c.name) + " WHERE id = $1::bigint AND (" + self + ")" + lock_suffix(),
+                 ps.all(), Op::Read, site);
+    if (s.rows() > 0) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+  }
+  Res r = exec("DELETE FROM " + quote_ident(c.name) + " WHERE id = $1::bigint", ps.all(), Op::Delete, site);
+  if (r.affected() == 0) trap(TrapCode::DB, site, "no such row");
+}
+
+uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  Params ps(1);
+  ps.add_int(id);
+  Res r = exec("SELECT " + quote_ident(fd.name) + " FROM " + quote_ident(c.name) + " WHERE id = $1::bigint" +
+                   lock_suffix(),
+               ps.all(), Op::Read, site);
+  if (r.rows() == 0) trap(TrapCode::DB, site, "no such row");
+  return r.word(fd, 0, 0);
+}
+
+bool Store::exists(uint32_t cls, int64_t id) {
+  const db::ClassDef& c = schema_.classes[cls];
+  Params ps(1);
+  ps.add_int(id);
+  Res r = exec("SELECT 1 FROM " + quote_ident(c.name) + " WHERE id = $1::bigint" + lock_suffix(), ps.all(), Op::Read,
+               nullptr);
+  return r.rows() > 0;
+}
+
+int64_t Store::count(uint32_t cls, const WoSite* site) {
+  Res r = exec("SELECT count(*) FROM " + quote_ident(schema_.classes[cls].name), {}, Op::Read, site);
+  return r.i64(0, 0);
+}
+
+WoList* Store::scan(uint32_t cls, const WoSite* site) {
+  Res r = exec("SELECT id FROM " + quote_ident(schema_.classes[cls].name) + " ORDER BY id" + lock_suffix(), {},
+               Op::Read, site);
+  return id_list(r);
+}
+
+namespace {
+
+// `col = $n` or `col IS NULL` for a probe key.
+std::string equal_to(const db::Field& f, uint64_t key, Params& ps, const WoSite* site) {
+  if (db::is_nil(f, key) || (f.kind == db::Kind::Ref && key == 0)) return quote_ident(f.name) + " IS NULL";
+  ps.add(f, key, site);
+  return quote_ident(f.name) + " = " + ph(ps.size(), f);
+}
+
+}  // namespace
+
+WoList* Store::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  Params ps(2);
+  std::string sql = "SELECT id FROM " + quote_ident(c.name) + " WHERE " + equal_to(fd, key, ps, site) + " ORDER BY id";
+  if (limit >= 0) {
+    ps.add_int(limit);
+    sql += " LIMIT " + ph_int(ps.size());
+  }
+  Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
+  return id_list(r);
+}
+
+int64_t Store::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  Params ps(1);
+  Res r = exec("SELECT count(*) FROM " + quote_ident(c.name) + " WHERE " + equal_to(fd, key, ps, site), ps.all(),
+               Op::Read, site);
+  return r.i64(0, 0);
+}
+
+WoList* Store::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  if (index >= c.indexes.size()) trap(TrapCode::DB, site, "no such index");
+  const db::IndexDef& ix = c.indexes[index];
+  Params ps(ix.cols.size());
+  std::string sql = "SELECT id FROM " + quote_ident(c.name) + " WHERE ";
+  for (size_t i = 0; i < ix.cols.size(); ++i)
+    sql += (i ? " AND " : "") + equal_to(c.fields[ix.cols[i]], keys[i], ps, site);
+  Res r = exec(sql + " ORDER BY id" + lock_suffix(), ps.all(), Op::Read, site);
+  return id_list(r);
+}
+
+// The order of wo_db_range: nil first, keys ascending (Text/Bytes bytewise
+// through COLLATE "C" and bytea, Float with NaN last as PostgreSQL orders
+// float8), ties by ascending id; DESC reverses the keys only.
+WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
+                     const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  std::string col = quote_ident(fd.name);
+  auto nil = [&](uint64_t w) { return db::is_nil(fd, w) || (fd.kind == db::Kind::Ref && w == 0 && fd.nullable); };
+  Params ps(3);
+  std::vector<std::string> conds;
+  if (flags & WO_DB_LO) {
+    if (nil(lo)) {  // nil is the least key: `>= nil` is everything, `> nil` every value
+      if (flags & WO_DB_LO_OPEN) conds.push_back(col + " IS NOT NULL");
+    } else {
+      ps.add(fd, lo, site);
+      conds.push_back(col + ((flags & WO_DB_LO_OPEN) ? " > " : " >= ") + ph(ps.size(), fd));
+    }
+  }
+  if (flags & WO_DB_HI) {
+    if (nil(hi)) {
+      conds.push_back((flags & WO_DB_HI_OPEN) ? "false" : col + " IS NULL");
+    } else {
+      ps.add(fd, hi, site);
+      std::string cmp = col + ((flags & WO_DB_HI_OPEN) ? " < " : " <= ") + ph(ps.size(), fd);
+      conds.push_back(fd.nullable ? "(" + cmp + " OR " + col + " IS NULL)" : cmp);  // nil is below every bound
+    }
+  }
+  std::string sql = "SELECT id FROM " + quote_ident(c.name);
+  for (size_t i = 0; i < conds.size(); ++i) sql += (i ? " AND " : " WHERE ") + conds[i];
+  sql += (flags & WO_DB_DESC) ? " ORDER BY " + col + " DESC NULLS LAST, id" : " ORDER BY " + col + " NULLS FIRST, id";
+  if (limit >= 0) {
+    ps.add_int(limit);
+    sql += " LIMIT " + ph_int(ps.size());
+  }
+  Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
+  return id_list(r);
+}
+
+// The keys are read here and sorted by the engine's one definition of key
+// order (wo_db_sort_keys), so a sort agrees with every other order.
+void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite* site) {
+  const db::ClassDef& c = schema_.classes[cls];
+  const db::Field& fd = field(cls, f, site);
+  wo::need(ids, site);
+  if (ids->len == 0) return;
+  std::string arr = "{";
+  for (int64_t i = 0; i < ids->len; ++i) arr += (i ? "," : "") + std::to_string(static_cast<int64_t>(ids->data[i]));
+  arr += "}";
+  Params ps(1);
+  ps.add_text(std::move(arr));
+  Res r = exec("SELECT id, " + quote_ident(fd.name) + " FROM " + quote_ident(c.name) + " WHERE id = ANY($1::bigint[])" +
+                   lock_suffix(),
+               ps.all(), Op::Read, site);
+  std::unordered_map<int64_t, int> at;
+  for (int i = 0; i < r.rows(); ++i) at.emplace(r.i64(i, 0), i);
+  int64_t ek = fd.kind == db::Kind::Text    ? WO_ELEM_TEXT
+               : fd.kind == db::Kind::Bytes ? WO_ELEM_BYTES
+               : fd.kind == db::Kind::Float ? WO_ELEM_FLOAT
+                                            : WO_ELEM_INT;
+  WoList* keys = wo_list_new(ek, ids->len);
+  for (int64_t i = 0; i < ids->len; ++i) {
+    auto it = at.find(static_cast<int64_t>(ids->data[i]));
+    if (it == at.end()) {
+      wo_release(keys);
+      trap(TrapCode::DB, site, "no such row");
+    }
+    wo_list_push(keys, r.word(fd, it->second, 1));
+  }
+  try {
+    db::sort_by_keys(ids, keys, static_cast<uint32_t>(fd.kind), fd.nullable, desc, site);
+  } catch (...) {
+    wo_release(keys);
+    throw;
+  }
+  wo_release(keys);
+}
+
+// ---- transactions ------------------------------------------------------------
+
+void Store::begin(const WoSite* site) {
+  if (t_tx || db::current_tx()) trap(TrapCode::DB, site, "nested transaction");
+  std::string why;
+  Conn* c = pool_.take(&why);
+  if (!c) trap(TrapCode::DB, site, "PostgreSQL connection failed: " + why);
+  // READ COMMITTED with every row read locked FOR UPDATE (decision 0056):
+  // a read-modify-write waits for the other writer and then sees its commit.
+  Failure f;
+  PGresult* r = run_simple(*c, "BEGIN ISOLATION LEVEL READ COMMITTED", site, &f);
+  if (!r) {
+    pool_.give(c);
+    fail(f, Op::Read, site);
+  }
+  pq().clear(r);
+  t_tx = new TxState{c};
+}
+
+void Store::ram_part(const WoSite* site) {
+  if (!db::current_tx()) db::Engine::need(site).begin(site);
+}
+
+void Store::commit(const WoSite* site) {
+  TxState* tx = t_tx;
+  if (!tx) return;
+  if (pq().transactionStatus(tx->conn->pg) == PQTRANS_INERROR)
+    trap(TrapCode::DB, site, "PostgreSQL: the transaction failed earlier and was rolled back");
+  Failure f;
+  PGresult* r = run_simple(*tx->conn, "COMMIT", site, &f);
+  if (!r) fail(f, Op::Write, site);  // the landing pad aborts: ROLLBACK, the RAM side undone
+  pq().clear(r);
+  t_tx = nullptr;
+  pool_.give(tx->conn);
+  bool ram = tx->engine != nullptr || db::current_tx() != nullptr;
+  delete tx;
+  if (ram) db::Engine::need(site).commit(site);  // RAM only: no log, nothing left to fail
+}
+
+void Store::abort() noexcept {
+  if (TxState* tx = t_tx) {
+    Failure f;
+    if (PGresult* r = run_simple(*tx->conn, "ROLLBACK", nullptr, &f)) pq().clear(r);
+    else tx->conn->broken = true;  // the server ends the transaction with the connection
+    t_tx = nullptr;
+    pool_.give(tx->conn);
+    delete tx;
+  }
+  if (db::Engine* e = db::Engine::instance()) e->abort();
+}
+
+void* Store::detach() {
+  TxState* tx = t_tx;
+  if (!tx) return nullptr;  // every transaction of this mode begins here
+  tx->engine = db::current_tx();
+  db::set_current_tx(nullptr);
+  t_tx = nullptr;
+  return tx;
+}
+
+void Store::attach(void* p) {
+  auto* tx = static_cast<TxState*>(p);
+  t_tx = tx;
+  db::set_current_tx(tx ? tx->engine : nullptr);
+  if (tx) tx->engine = nullptr;
+}
+
+}  // namespace wo::pg

@@ -1,0 +1,97 @@
+// The PostgreSQL store (issue 13; docs/decisions/0056-postgresql-store.md):
+// when WO_DATA is a postgresql:// or postgres:// URI, every durable @table
+// lives in that database and the functions of wo_db.h reach it through a
+// one-line dispatch in db/abi.cpp; volatile tables and plain classes stay
+// in the embedded engine, in RAM. Same observable semantics as the engine:
+// ids 1, 2, 3 per class with none consumed by a trapping insert, the same
+// orders, the same trap codes and messages.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../db/schema.h"
+#include "conn.h"
+#include "wo_db.h"
+
+namespace wo::pg {
+
+struct Tx;
+
+class Store {
+ public:
+  // For a class of the program: this store when PostgreSQL holds it; else
+  // NULL, after opening the engine's side of an open PostgreSQL transaction
+  // (a transaction may touch RAM tables too: their undo is the engine's).
+  Store* route(uint32_t cls, const WoSite* site) {
+    if (cls < owned_.size() && owned_[cls]) return this;
+    if (in_tx()) ram_part(site);
+    return nullptr;
+  }
+
+  int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
+  void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
+  void remove(uint32_t cls, int64_t id, const WoSite* site);
+  uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
+  bool exists(uint32_t cls, int64_t id);
+  int64_t count(uint32_t cls, const WoSite* site);
+  WoList* scan(uint32_t cls, const WoSite* site);
+  WoList* probe(uint32_t cls, uint32_t field, uint64_t key, int64_t limit, const WoSite* site);
+  int64_t probe_count(uint32_t cls, uint32_t field, uint64_t key, const WoSite* site);
+  WoList* probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site);
+  WoList* range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
+                const WoSite* site);
+  void sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
+
+  // transaction { }: one PostgreSQL transaction on one connection.
+  void begin(const WoSite* site);
+  void commit(const WoSite* site);
+  void abort() noexcept;
+  static bool in_tx();
+  void* detach();
+  void attach(void* tx);
+
+  Store(db::Schema schema, std::string uri);
+  ~Store();
+  // Creates or migrates the tables (ddl.cpp); false with a refusal in *err.
+  bool setup(bool quiet, std::string* err);
+
+ private:
+  enum class Op { Read, Write, Delete };
+  struct Res;
+  Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site);
+  [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site);
+  void ram_part(const WoSite* site);
+  const db::Field& field(uint32_t cls, uint32_t f, const WoSite* site) const;
+  std::string lock_suffix() const;
+  WoList* id_list(const Res& r);
+
+  db::Schema schema_;
+  std::vector<bool> owned_;
+  Pool pool_;
+  // Constraint and unique-index names (ddl.cpp) -> the trap they become.
+  struct Violation {
+    std::string msg, detail;
+  };
+  std::unordered_map<std::string, Violation> violations_;
+};
+
+// Whether WO_DATA names a PostgreSQL database.
+bool is_uri(const char* data);
+// wo_db_open for such a WO_DATA: the engine for RAM classes, then this store.
+int open(const WoDbSchema* schema, const WoDbConfig* config, std::string* err);
+void close();
+
+extern Store* g_store;
+inline Store* route(uint32_t cls, const WoSite* site) { return g_store ? g_store->route(cls, site) : nullptr; }
+
+// Shared by store.cpp and ddl.cpp.
+std::string quote_ident(const std::string& s);
+std::string quote_literal(const std::string& s);
+const char* sql_type(const db::Field& f);   // the column type without NOT NULL
+const char* sql_cast(const db::Field& f);   // `::bigint` etc.
+std::string constraint_name(const std::string& table, const std::vector<std::string>& cols, const char* suffix);
+
+}  // namespace wo::pg
