@@ -1,7 +1,9 @@
 // The C ABI of the embedded table store (runtime.md §1, §2): what generated
 // code calls for `@table` classes, `insert`, field reads and updates,
 // `delete`, queries and `transaction { }`. Implemented in runtime/src/db/;
-// the design is in docs/decisions/0005-store-engine.md.
+// the design is in docs/decisions/0005-store-engine.md. When WO_DATA is a
+// postgresql:// URI, durable tables are runtime/src/pg/'s instead, behind
+// the same functions and semantics (docs/decisions/0056-postgresql-store.md).
 //
 // One store per process. wo_db_boot (or wo_db_open) runs once before `main`
 // with the program's schema; every other function may then be called from
@@ -109,7 +111,7 @@ typedef struct WoDbSchema {
 // ---- start-up and shut-down --------------------------------------------------
 
 typedef struct WoDbConfig {
-  const char* data;          // WO_DATA (a directory or a log file), or NULL
+  const char* data;          // WO_DATA (a directory, a log file or a postgresql:// URI), or NULL
   const char* ephemeral;     // WO_EPHEMERAL, or NULL
   int64_t checkpoint_bytes;  // compaction floor in bytes; <= 0: 4 MiB
   int64_t checkpoint_ratio;  // compaction ratio; < 0: 3; 0: ratio term off
