@@ -88,7 +88,7 @@ us() { awk -v r="$1" 'BEGIN { if (r + 0 > 0) printf "%.1f", 1e6 / r; else print 
 store_line() {  # name phase what
   local p e
   p=$(rate pg "$2") e=$(rate emb "$2")
-  line "pg-store $1: woc on postgresql $(fmt "$p") $3/s ($(fmt "$(us "$p")") µs each), peer woc on the embedded store $(fmt "$e") $3/s ($(fmt "$(us "$e")") µs each), ratio $(ratio "$p" "$e" 1)"
+  line "pg-store $1: woc on postgresql $(fmt "$p") $3/s ($(fmt "$(us "$p")") µs each), peer woc on the embedded store $(fmt "$e") $3/s ($(fmt "$(us "$e")") µs each), ratio $(awk -v a="$p" -v b="$e" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3gx", a / b; else print "-" }')"
 }
 line "pg-store: bench/pg/store.wo, WO_SHARDS=2, ${SECS} s per phase, median of $RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 store_line "durable1 (1 writer actor)" durable1 inserts
