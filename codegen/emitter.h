@@ -133,6 +133,7 @@ class Emitter {
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
   llvm::Value* fiber_local();   // this thread's WoFiberLocal*
+  llvm::Value* thread_pointer();  // the thread pointer (inline asm at -O0 on x86-64: FastISel)
   void emit_stack_check();
   void thread_recursion_depth();  // recursion.cpp: recursive functions count the calls LLVM may turn into loops
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);

@@ -1,7 +1,9 @@
 // One function at a time: parameters and locals in allocas, scopes that
 // release what they own, full-expression temporaries, and the unwind regions
 // whose landing pads release live values when a trap passes through.
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/emitter.h"
 
@@ -184,12 +186,26 @@ void Emitter::finish_function_pad(Region& r) {
 // The running thread's WoFiberLocal (wo_actor.h) without a call: the thread
 // pointer plus the offset the runtime published (the same on every thread).
 llvm::Value* Emitter::fiber_local() {
-  llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
   auto* offset = mod_->getOrInsertGlobal("wo_fiber_local_offset", i64_);
   // Published once before any generated code runs: invariant, so a loop loads it once.
   llvm::LoadInst* off = b_.CreateLoad(i64_, offset, "fl.offset");
   off->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
-  return b_.CreateGEP(b_.getInt8Ty(), b_.CreateCall(tp, {}), off, "fiber.local");
+  return b_.CreateGEP(b_.getInt8Ty(), thread_pointer(), off, "fiber.local");
+}
+
+// The thread pointer. At -O0 on x86-64 the same `mov %fs:0` as inline
+// assembly: FastISel cannot select llvm.thread.pointer, and every block
+// that reads it (each preemption and stack check) fell back to
+// SelectionDAG, the largest part of an -O0 build's machine-code time. The
+// optimiser needs the intrinsic (it can hoist and merge it), so -O1+ keeps it.
+llvm::Value* Emitter::thread_pointer() {
+  if (opts_.opt_level == 0 && llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64) {
+    auto* ty = llvm::FunctionType::get(ptr_, false);
+    auto* asm_tp = llvm::InlineAsm::get(ty, "movq %fs:0, $0", "=r", /*hasSideEffects=*/false);
+    return b_.CreateCall(ty, asm_tp, {}, "tp");
+  }
+  llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
+  return b_.CreateCall(tp, {}, "tp");
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
@@ -200,8 +216,18 @@ void Emitter::emit_stack_check() {
   // second call as a loop), and llvm.frameaddress would force a frame
   // pointer (a register and two instructions per call). x86-64 and AArch64
   // lower it; woc generates code for the host only.
-  llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
-  llvm::Value* frame = b_.CreateCall(fa, {}, "frame");
+  // At -O0 on x86-64 the stack pointer itself (inline assembly, which
+  // FastISel selects; the intrinsic sends the block to SelectionDAG): a few
+  // bytes lower, so the check is as strict or stricter, and -O0 eliminates
+  // no tail calls.
+  llvm::Value* frame;
+  if (opts_.opt_level == 0 && llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64) {
+    auto* ty = llvm::FunctionType::get(ptr_, false);
+    frame = b_.CreateCall(ty, llvm::InlineAsm::get(ty, "movq %rsp, $0", "=r", /*hasSideEffects=*/false), {}, "frame");
+  } else {
+    llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
+    frame = b_.CreateCall(fa, {}, "frame");
+  }
   llvm::Value* probe = b_.CreatePtrToInt(frame, i64_, "frame.addr");
   llvm::Value* limit = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
   // The running fiber's limit: another fiber's is stored there while this

@@ -25,7 +25,9 @@
 # runs with WO_DATA=$WO_FIXTURE_DATA (a PostgreSQL URI, tests/pg) and the
 # `env` file's own WO_DATA/WO_EPHEMERAL lines are dropped (the same database
 # serves every run of a `runs` fixture), and so are its WO_CHECKPOINT_* lines:
-# settings of the embedded log, which a PostgreSQL store refuses. WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step:
+# settings of the embedded log, which a PostgreSQL store refuses.
+# WO_FIXTURE_OPT, when set (-O0 .. -O3), is passed to `woc run`/`woc build`
+# (tests/codegen's -O0 sweep). WO_FIXTURE_TIMEOUT (seconds, default 60) bounds each step:
 # the build, and each run. tests/runner/runner-test.sh checks all of this.
 # Exit status: 0 pass, 1 fail, 2 usage. Temporary files are always removed.
 set -uo pipefail
@@ -99,6 +101,8 @@ if [[ $mode == fail ]]; then
 fi
 
 [[ -f $dir/expected.out ]] || { echo "FAIL [$mode] $name: no expected.out"; exit 1; }
+opt=()
+[[ -n ${WO_FIXTURE_OPT:-} ]] && opt=("$WO_FIXTURE_OPT")
 args=()
 if [[ -f $dir/args ]]; then
   mapfile -t args <"$dir/args"
@@ -106,10 +110,10 @@ fi
 
 case $mode in
   jit)
-    run_program() { run_bounded "$woc" run "$dir" -- "${args[@]}"; }
+    run_program() { run_bounded "$woc" run "${opt[@]}" "$dir" -- "${args[@]}"; }
     ;;
   native)
-    run_bounded "$woc" build "$dir" -o "$tmp/prog"
+    run_bounded "$woc" build "${opt[@]}" "$dir" -o "$tmp/prog"
     [[ $status -eq 0 ]] || fail "woc build exited $status"
     run_program() { run_bounded "$tmp/prog" "${args[@]}"; }
     ;;
