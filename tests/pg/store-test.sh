@@ -11,14 +11,13 @@ WOC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 PG=$HERE/scripts/pg-temp.sh
 P=$HERE/tests/pg/programs
 T=$(mktemp -d)
-chmod 755 "$T"  # the server may run as another user (postgres) when we are root
 trap 'bash "$PG" stop "$T/pg" >/dev/null 2>&1; rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-url=$(bash "$PG" start "$T/pg"); st=$?
-[[ $st -eq 77 ]] && { echo "pg.store: skipped (no PostgreSQL server binaries)"; exit 77; }
-[[ $st -eq 0 ]] || { echo "FAIL: the server did not start ($st)"; exit 1; }
+source "$HERE/tests/pg/lib.sh"
+pg_start pg.store "$T"  # SKIPPED (77) without the server binaries
+url=$pg_url
 n=0
 fresh() {  # a new database; its URI in $db
   n=$((n + 1))
