@@ -3,7 +3,7 @@
 # private server (scripts/pg-temp.sh): the DDL it creates, trap codes and
 # messages, rollback of a trapped transaction, a read-modify-write exact
 # across processes, migration and its refusal, reconnection after a server
-# restart, no password in a refusal. Exit 77 (skipped) without the server
+# restart, a bounded connection pool, no password in a refusal. Exit 77 (skipped) without the server
 # binaries.   usage: store-test.sh WOC
 set -u
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,10 +49,20 @@ rm -f "$T/go"
 (cd "$T" && WO_DATA=$db timeout -k 5 90 "$WOC" run "$P/reconnect.wo" >"$T/rc.out" 2>"$T/rc.err") &
 rc_pid=$!
 for _ in $(seq 600); do grep -q ready "$T/rc.out" 2>/dev/null && break; kill -0 $rc_pid 2>/dev/null || break; sleep 0.1; done
+# The restart also brings max_connections down to 20, for the pool's bound below.
+psql "$url" -qc "alter system set max_connections = 20" || bad "alter system set max_connections"
 bash "$PG" stop "$T/pg" >/dev/null && bash "$PG" start "$T/pg" >/dev/null || bad "the server did not restart"
 touch "$T/go"
 wait $rc_pid
 [[ $(cat "$T/rc.out") == $'ready\n2' ]] || bad "reconnect: $(cat "$T/rc.out") $(head -3 "$T/rc.err")"
+
+# The pool is bounded (runtime/src/pg/conn.h, kMaxConnections 16): 40 writer
+# actors with statements in flight at once, against a server that takes 20
+# connections (17 for ordinary users), store every row.
+fresh
+[[ $(q "show max_connections") == 20 ]] || bad "max_connections is $(q 'show max_connections'), not 20"
+(cd "$T" && WO_SHARDS=2 WO_DATA=$db timeout -k 5 120 "$WOC" run "$P/many_writers.wo" >"$T/out" 2>"$T/err"); st=$?
+[[ $st -eq 0 && $(cat "$T/out") == 'stored 400' ]] || bad "40 writers, 20 connections: exit $st, $(cat "$T/out") $(head -2 "$T/err")"
 
 # 3. Traps and messages: the corpus's fixtures, their expected output unchanged, with WO_DATA naming a database.
 for fx in db-trap-messages db-unique-insert-uncaught db-unique-update-caught db-fk-delete-uncaught db-fk-nullable-release \

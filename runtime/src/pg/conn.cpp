@@ -3,6 +3,8 @@
 
 #include <poll.h>
 
+#include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "../sched/external_wait.h"
@@ -195,25 +197,99 @@ Conn* Pool::connect(std::string* err) {
   return c;
 }
 
+// An idle connection has nothing to read unless the server is closing it (a
+// restart sends FATAL, then EOF): then it is dropped, and the statement goes
+// to a new connection instead of failing. (A stray ParameterStatus costs a
+// reconnection, nothing worse.)
+static bool healthy(Conn* c) {
+  pollfd p{pq().socket(c->pg), POLLIN, 0};
+  return p.fd >= 0 && ::poll(&p, 1, 0) == 0 && pq().status(c->pg) == CONNECTION_OK;
+}
+
 Conn* Pool::take(std::string* err) {
-  for (;;) {
-    Conn* c = nullptr;
-    {
-      std::lock_guard lk(mu_);
-      if (idle_.empty()) break;
+  Conn* c = nullptr;
+  {
+    std::unique_lock lk(mu_);
+    if (!idle_.empty()) {
       c = idle_.back();
       idle_.pop_back();
+    } else if (open_ < kMaxConnections) {
+      open_++;  // counted before connecting: the place is this caller's
+    } else {
+      lk.unlock();
+      c = wait_in_line(now_ms() + kAnswerMs, err);
+      if (!c && !err->empty()) return nullptr;
     }
-    // An idle connection has nothing to read unless the server is closing
-    // it (a restart sends FATAL, then EOF): then it is dropped here, and the
-    // statement goes to a new connection instead of failing. (A stray
-    // ParameterStatus costs a reconnection, nothing worse.)
-    pollfd p{pq().socket(c->pg), POLLIN, 0};
-    if (p.fd >= 0 && ::poll(&p, 1, 0) == 0 && pq().status(c->pg) == CONNECTION_OK) return c;
+  }
+  if (c && healthy(c)) return c;
+  if (c) {  // dead while idle: connect in its place
     pq().finish(c->pg);
     delete c;
   }
-  return connect(err);
+  c = connect(err);
+  if (!c) closed_one();
+  return c;
+}
+
+// Waits for a connection handed over (returned) or a closed one's place
+// (NULL with `err` empty: connect). A fiber parks: its shard runs the
+// fibers that hold the connections, and each gives its own back after one
+// statement (kAnswerMs at most) or at the end of its transaction block.
+Conn* Pool::wait_in_line(int64_t deadline_ms, std::string* err) {
+  Waiter me;
+  bool park = sched::can_park_here();
+  std::unique_lock lk(mu_);
+  if (!idle_.empty() || open_ < kMaxConnections) {  // freed meanwhile
+    lk.unlock();
+    return take(err);
+  }
+  if (park) me.w = sched::external_wait_new();
+  line_.push_back(&me);
+  if (park) {
+    lk.unlock();
+    try {
+      sched::external_wait_park(me.w);
+    } catch (...) {  // the program's end: leave the line, pass on what came
+      lk.lock();
+      auto it = std::find(line_.begin(), line_.end(), &me);
+      if (it != line_.end()) line_.erase(it);
+      lk.unlock();
+      if (me.conn) give(me.conn);
+      if (me.slot) closed_one();
+      throw;
+    }
+    lk.lock();
+  } else {
+    cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(0, deadline_ms - now_ms())),
+                 [&] { return me.conn || me.slot; });
+    if (!me.conn && !me.slot) {
+      line_.erase(std::find(line_.begin(), line_.end(), &me));
+      *err = "no free connection to the database within " + std::to_string(kAnswerMs / 1000) + " s (" +
+             std::to_string(kMaxConnections) + " in use)";
+      return nullptr;
+    }
+  }
+  err->clear();
+  return me.conn;  // NULL: me.slot, connect
+}
+
+void Pool::closed_one() {
+  sched::CallWait* fire = nullptr;
+  {
+    std::lock_guard lk(mu_);
+    if (line_.empty()) {
+      open_--;
+      return;
+    }
+    Waiter* x = line_.front();  // the place passes on: open_ stays
+    line_.pop_front();
+    x->slot = true;
+    fire = x->w;
+  }
+  if (fire)
+    sched::external_wait_fire(fire);
+  else
+    cv_.notify_all();
 }
 
 void Pool::give(Conn* c) {
@@ -221,10 +297,25 @@ void Pool::give(Conn* c) {
   if (c->broken || pq().status(c->pg) != CONNECTION_OK || pq().transactionStatus(c->pg) != PQTRANS_IDLE) {
     pq().finish(c->pg);
     delete c;
+    closed_one();
     return;
   }
-  std::lock_guard lk(mu_);
-  idle_.push_back(c);
+  sched::CallWait* fire = nullptr;
+  {
+    std::lock_guard lk(mu_);
+    if (line_.empty()) {
+      idle_.push_back(c);
+      return;
+    }
+    Waiter* x = line_.front();
+    line_.pop_front();
+    x->conn = c;
+    fire = x->w;
+  }
+  if (fire)
+    sched::external_wait_fire(fire);
+  else
+    cv_.notify_all();
 }
 
 }  // namespace wo::pg

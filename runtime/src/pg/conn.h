@@ -4,13 +4,19 @@
 // (sched::wait_fd) when it may park, the thread blocked in poll() otherwise;
 // every wait is bounded (kAnswerMs, kConnectMs).
 #pragma once
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "libpq.h"
 #include "wo_runtime.h"
+
+namespace wo::sched {
+struct CallWait;
+}
 
 namespace wo::pg {
 
@@ -54,21 +60,41 @@ PGresult* run(Conn& c, const std::string& sql, const std::vector<Param>& ps, con
 // A plain query without parameters (BEGIN, COMMIT, DDL), text results.
 PGresult* run_simple(Conn& c, const std::string& sql, const WoSite* site, Failure* fail);
 
+// The most connections one process holds open. Many woc processes share
+// one server, whose max_connections (100 by default) is for all of them; a
+// shard runs one statement at a time per parked fiber, so beyond a few per
+// shard more connections only queue inside the server.
+inline constexpr size_t kMaxConnections = 16;
+
 class Pool {
  public:
   explicit Pool(std::string uri) : uri_(std::move(uri)) {}
   ~Pool();
   // An idle connection (one found dead while idle is dropped) or a new one;
-  // NULL with `err` (libpq's first line) when the server cannot be reached.
+  // with kMaxConnections open, waits in line for one to be handed back (a
+  // fiber parks, a thread blocks at most kAnswerMs). NULL with `err` when
+  // the server cannot be reached (libpq's first line) or none came in time.
   Conn* take(std::string* err);
-  // Back to the pool; a broken one is closed.
+  // Back to the pool: handed to the first waiter if there is one, else
+  // idle. A broken one is closed (its place goes to the first waiter).
   void give(Conn* c);
 
  private:
+  // One caller waiting in line: a fiber parked on `w`, or a thread on cv_.
+  struct Waiter {
+    sched::CallWait* w = nullptr;
+    Conn* conn = nullptr;   // handed over by give()
+    bool slot = false;      // a connection was closed: connect in its place
+  };
   Conn* connect(std::string* err);
+  Conn* wait_in_line(int64_t deadline_ms, std::string* err);
+  void closed_one();  // a connection went: its place to the first waiter, or free
   std::string uri_;
   std::mutex mu_;
+  std::condition_variable cv_;        // threads in line
+  std::deque<Waiter*> line_;          // first come, first served
   std::vector<Conn*> idle_;
+  size_t open_ = 0;                   // connections open or being opened (idle or taken)
 };
 
 const Libpq& pq();   // the loaded table (wo::pg::open loads it first)
