@@ -10,7 +10,8 @@
 #     (x-ratelimit-remaining = limit - 31);
 #   - idempotent duplicates sent at the same moment to different processes
 #     run the handler once per key (the orders table's row count) and give
-#     both clients the same status and body.
+#     both clients the same status and body;
+#   - a flag flipped through one process is seen through the other.
 #
 #   tests/pg/two-process.sh WOC
 # Exit 0 all legs passed, 1 a failure, 77 no PostgreSQL server binaries or
@@ -142,6 +143,13 @@ check idempotent-same-answer "$([[ $same == "$KEYS" ]]; echo $?)" \
   "want both duplicates 201 with the same body for all $KEYS keys, got $same; last: $(cat "$tmp/idem${KEYS}a.code") $(cat "$tmp/idem${KEYS}b.code")"
 check idempotent-once-across-processes "$([[ $before =~ ^[0-9]+$ && $after =~ ^[0-9]+$ && $((after - before)) == "$KEYS" ]]; echo $?)" \
   "want $KEYS orders for $KEYS keys sent twice each, got $before -> $after"
+
+# 4. a flag flipped through a is seen through b (no per-process cache on a shared store)
+code=$(curl -s -o "$tmp/flag" -w '%{http_code}' --max-time 10 "${H[@]}" "${JSON[@]}" --data '{"on":true}' \
+  "http://127.0.0.1:$pa/flags/banner")
+curl -s -D "$tmp/banner.h" -o /dev/null --max-time 10 "${H[@]}" "http://127.0.0.1:$pb/products"
+check flag-across-processes "$([[ $code == 200 ]] && tr -d '\r' <"$tmp/banner.h" | grep -qi '^x-store-banner: on$'; echo $?)" \
+  "POST /flags/banner on a: $code; GET /products on b: $(tr -d '\r' <"$tmp/banner.h" | grep -i banner || echo 'no banner header')"
 
 for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
   gate_stop "${pids[$i]}" 5000 || bad stop "pid ${pids[$i]} needed SIGKILL"
