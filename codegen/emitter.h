@@ -134,6 +134,9 @@ class Emitter {
   void emit_fn(const FnInfo& fn);
   llvm::Value* fiber_local();   // this thread's WoFiberLocal*
   llvm::Value* thread_pointer();  // the thread pointer (inline asm at -O0 on x86-64: FastISel)
+  // At -O0 on x86-64, a register read as inline assembly (`insn` writes $0),
+  // which FastISel selects; else NULL and the caller uses its intrinsic.
+  llvm::Value* o0_register_read(const char* insn, const char* name);
   void emit_stack_check();
   void thread_recursion_depth();  // recursion.cpp: recursive functions count the calls LLVM may turn into loops
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
@@ -255,6 +258,7 @@ class Emitter {
   const sema::ProgramInfo& prog_;
   llvm::LLVMContext& ctx_;
   Options opts_;
+  bool o0_register_asm_ = false;  // o0_register_read applies (set_target)
   std::unique_ptr<llvm::Module> mod_;
   llvm::IRBuilder<> b_;
   llvm::Type* i64_;

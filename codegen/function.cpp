@@ -3,7 +3,6 @@
 // whose landing pads release live values when a trap passes through.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/MDBuilder.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/emitter.h"
 
@@ -199,13 +198,15 @@ llvm::Value* Emitter::fiber_local() {
 // SelectionDAG, the largest part of an -O0 build's machine-code time. The
 // optimiser needs the intrinsic (it can hoist and merge it), so -O1+ keeps it.
 llvm::Value* Emitter::thread_pointer() {
-  if (opts_.opt_level == 0 && llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64) {
-    auto* ty = llvm::FunctionType::get(ptr_, false);
-    auto* asm_tp = llvm::InlineAsm::get(ty, "movq %fs:0, $0", "=r", /*hasSideEffects=*/false);
-    return b_.CreateCall(ty, asm_tp, {}, "tp");
-  }
+  if (llvm::Value* tp = o0_register_read("movq %fs:0, $0", "tp")) return tp;
   llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
   return b_.CreateCall(tp, {}, "tp");
+}
+
+llvm::Value* Emitter::o0_register_read(const char* insn, const char* name) {
+  if (!o0_register_asm_) return nullptr;
+  auto* ty = llvm::FunctionType::get(ptr_, false);
+  return b_.CreateCall(ty, llvm::InlineAsm::get(ty, insn, "=r", /*hasSideEffects=*/false), {}, name);
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
@@ -220,11 +221,8 @@ void Emitter::emit_stack_check() {
   // FastISel selects; the intrinsic sends the block to SelectionDAG): a few
   // bytes lower, so the check is as strict or stricter, and -O0 eliminates
   // no tail calls.
-  llvm::Value* frame;
-  if (opts_.opt_level == 0 && llvm::Triple(mod_->getTargetTriple()).getArch() == llvm::Triple::x86_64) {
-    auto* ty = llvm::FunctionType::get(ptr_, false);
-    frame = b_.CreateCall(ty, llvm::InlineAsm::get(ty, "movq %rsp, $0", "=r", /*hasSideEffects=*/false), {}, "frame");
-  } else {
+  llvm::Value* frame = o0_register_read("movq %rsp, $0", "frame");
+  if (!frame) {
     llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
     frame = b_.CreateCall(fa, {}, "frame");
   }

@@ -1,6 +1,7 @@
 // Module-level lowering: runtime declarations (from common/builtins.def and
 // runtime/include/wo_runtime.h), class layouts and destroy functions, text
 // literals, trap sites, and the two entry points (wo_main_entry, C main).
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
@@ -450,6 +451,7 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 void Emitter::set_target() {
   std::string triple = llvm::sys::getProcessTriple();
   mod_->setTargetTriple(triple);
+  o0_register_asm_ = opts_.opt_level == 0 && llvm::Triple(triple).getArch() == llvm::Triple::x86_64;
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) return;
