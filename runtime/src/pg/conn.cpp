@@ -207,18 +207,20 @@ static bool healthy(Conn* c) {
 }
 
 Conn* Pool::take(std::string* err) {
+  int64_t deadline = now_ms() + kAnswerMs;
   Conn* c = nullptr;
-  {
+  bool place = false;  // a place below the bound is this caller's: connect
+  while (!c && !place) {
     std::unique_lock lk(mu_);
     if (!idle_.empty()) {
       c = idle_.back();
       idle_.pop_back();
     } else if (open_ < kMaxConnections) {
-      open_++;  // counted before connecting: the place is this caller's
+      open_++;  // counted before connecting
+      place = true;
     } else {
       lk.unlock();
-      c = wait_in_line(now_ms() + kAnswerMs, err);
-      if (!c && !err->empty()) return nullptr;
+      if (!wait_in_line(deadline, &c, &place, err)) return nullptr;
     }
   }
   if (c && healthy(c)) return c;
@@ -231,18 +233,17 @@ Conn* Pool::take(std::string* err) {
   return c;
 }
 
-// Waits for a connection handed over (returned) or a closed one's place
-// (NULL with `err` empty: connect). A fiber parks: its shard runs the
-// fibers that hold the connections, and each gives its own back after one
-// statement (kAnswerMs at most) or at the end of its transaction block.
-Conn* Pool::wait_in_line(int64_t deadline_ms, std::string* err) {
+// Waits for a connection handed over (*c) or a closed one's place (*place);
+// returns with neither when one came free before the caller got in line
+// (take looks again), false with `err` when a thread's wait ran out. A
+// fiber parks: its shard runs the fibers that hold the connections, and
+// each gives its own back after one statement (kAnswerMs at most) or at the
+// end of its transaction block.
+bool Pool::wait_in_line(int64_t deadline_ms, Conn** c, bool* place, std::string* err) {
   Waiter me;
   bool park = sched::can_park_here();
   std::unique_lock lk(mu_);
-  if (!idle_.empty() || open_ < kMaxConnections) {  // freed meanwhile
-    lk.unlock();
-    return take(err);
-  }
+  if (!idle_.empty() || open_ < kMaxConnections) return true;  // freed meanwhile
   if (park) me.w = sched::external_wait_new();
   line_.push_back(&me);
   if (park) {
@@ -259,18 +260,16 @@ Conn* Pool::wait_in_line(int64_t deadline_ms, std::string* err) {
       throw;
     }
     lk.lock();
-  } else {
-    cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(0, deadline_ms - now_ms())),
-                 [&] { return me.conn || me.slot; });
-    if (!me.conn && !me.slot) {
-      line_.erase(std::find(line_.begin(), line_.end(), &me));
-      *err = "no free connection to the database within " + std::to_string(kAnswerMs / 1000) + " s (" +
-             std::to_string(kMaxConnections) + " in use)";
-      return nullptr;
-    }
+  } else if (!cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(0, deadline_ms - now_ms())),
+                           [&] { return me.conn || me.slot; })) {
+    line_.erase(std::find(line_.begin(), line_.end(), &me));
+    *err = "no free connection to the database within " + std::to_string(kAnswerMs / 1000) + " s (" +
+           std::to_string(kMaxConnections) + " in use)";
+    return false;
   }
-  err->clear();
-  return me.conn;  // NULL: me.slot, connect
+  *c = me.conn;
+  *place = me.slot;
+  return true;
 }
 
 void Pool::closed_one() {

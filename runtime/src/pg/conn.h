@@ -87,7 +87,7 @@ class Pool {
     bool slot = false;      // a connection was closed: connect in its place
   };
   Conn* connect(std::string* err);
-  Conn* wait_in_line(int64_t deadline_ms, std::string* err);
+  bool wait_in_line(int64_t deadline_ms, Conn** c, bool* place, std::string* err);
   void closed_one();  // a connection went: its place to the first waiter, or free
   std::string uri_;
   std::mutex mu_;
