@@ -30,6 +30,7 @@ void OrderedIndex::clear() {
     for (uint32_t i = 0; i < c->n; ++i) free_entry(c->e[i]);
   chunks_.clear();
   fences_.clear();
+  arena_.release_all();
 }
 
 size_t OrderedIndex::chunk_for(std::string_view key, int64_t id) const {
@@ -61,6 +62,12 @@ OrderedIndex::It OrderedIndex::lower_bound(std::string_view key, int64_t id) con
   return It(this, c, in_chunk(v, key, id));
 }
 
+void OrderedIndex::prefetch(std::string_view key, int64_t id) const {
+  if (chunks_.empty()) return;
+  const char* lines = reinterpret_cast<const char*>(chunks_[std::min(chunk_for(key, id), chunks_.size() - 1)]);
+  for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
+}
+
 void OrderedIndex::insert(std::string_view key, int64_t id) {
   // Everything that can fail first (the key's copy, a chunk, room in the
   // two arrays), so a failure changes nothing.
@@ -68,7 +75,8 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
   try {
     if (chunks_.empty()) {
       fences_.reserve(1);
-      chunks_.push_back(std::make_unique<Chunk>());
+      chunks_.reserve(1);
+      chunks_.push_back(new_chunk());
       Chunk& v = *chunks_.back();
       v.e[0] = x;
       v.n = 1;
@@ -82,11 +90,11 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
     // once instead of once per step (those misses were most of an insert).
     const char* lines = reinterpret_cast<const char*>(&v);
     for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
-    std::unique_ptr<Chunk> upper;
+    Chunk* upper = nullptr;
     if (v.n >= kMax) {  // geometric growth of the arrays, as push_back would
-      upper = std::make_unique<Chunk>();
       if (fences_.size() == fences_.capacity()) fences_.reserve(fences_.size() * 2);
       if (chunks_.size() == chunks_.capacity()) chunks_.reserve(chunks_.size() * 2);
+      upper = new_chunk();
     }
     size_t at = in_chunk(v, key, id);
     std::memmove(&v.e[at + 1], &v.e[at], (v.n - at) * sizeof(OrdEntry));
@@ -98,7 +106,7 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
       std::memcpy(upper->e, &v.e[kMax / 2], upper->n * sizeof(OrdEntry));
       v.n = kMax / 2;
       fences_.insert(fences_.begin() + static_cast<std::ptrdiff_t>(c), v.e[v.n - 1]);
-      chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, std::move(upper));
+      chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, upper);
     }
   } catch (...) {
     free_entry(x);
@@ -116,6 +124,7 @@ void OrderedIndex::erase(std::string_view key, int64_t id) {
   std::memmove(&v.e[at], &v.e[at + 1], (v.n - at - 1) * sizeof(OrdEntry));
   v.n--;
   if (v.n == 0) {
+    arena_.free(chunks_[c]);
     chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(c));
     fences_.erase(fences_.begin() + static_cast<std::ptrdiff_t>(c));
   } else if (at == v.n) {
@@ -130,7 +139,7 @@ void OrderedIndex::assign(std::vector<IndexEntry> sorted) {
   chunks_.reserve(sorted.size() / half + 1);
   try {
     for (size_t i = 0; i < sorted.size(); i += half) {
-      chunks_.push_back(std::make_unique<Chunk>());  // first, so clear() frees what a trap leaves
+      chunks_.push_back(new_chunk());  // first, so clear() frees what a trap leaves
       Chunk& v = *chunks_.back();
       size_t n = std::min(half, sorted.size() - i);
       for (size_t k = 0; k < n; ++k) {

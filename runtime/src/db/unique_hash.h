@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
-#include <vector>
+#include <utility>
+
+#include "huge.h"
 
 namespace wo::db {
 
@@ -35,6 +37,25 @@ inline uint64_t key_hash(std::string_view k) {
 
 class UniqueHash {
  public:
+  UniqueHash() = default;
+  ~UniqueHash() { huge_free(slots_, cap_ * sizeof(Slot)); }
+  UniqueHash(const UniqueHash&) = delete;
+  UniqueHash& operator=(const UniqueHash&) = delete;
+  UniqueHash(UniqueHash&& o) noexcept
+      : slots_(std::exchange(o.slots_, nullptr)), cap_(std::exchange(o.cap_, 0)), mask_(std::exchange(o.mask_, 0)),
+        used_(std::exchange(o.used_, 0)), live_(std::exchange(o.live_, 0)) {}
+  UniqueHash& operator=(UniqueHash&& o) noexcept {
+    if (this != &o) {
+      clear();
+      std::swap(slots_, o.slots_);
+      std::swap(cap_, o.cap_);
+      std::swap(mask_, o.mask_);
+      std::swap(used_, o.used_);
+      std::swap(live_, o.live_);
+    }
+    return *this;
+  }
+
   // Keys of up to kInline bytes (every Int-shaped or Float key and short
   // Texts) are kept in their slot and confirmed there; a longer one is
   // confirmed by same(id) against the row.
@@ -44,7 +65,7 @@ class UniqueHash {
   // key not held in its slot), or 0.
   template <class Same>
   int64_t find(uint64_t h, std::string_view key, Same&& same) const {
-    if (slots_.empty()) return 0;
+    if (!cap_) return 0;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.h == 0) return 0;
@@ -56,7 +77,7 @@ class UniqueHash {
   // Adds (h, id) with its key; grows first, so an allocation failure
   // changes nothing.
   void insert(uint64_t h, int64_t id, std::string_view key) {
-    if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+    if ((used_ + 1) * 4 > cap_ * 3) grow();
     size_t i = h & mask_;
     while (slots_[i].h != 0 && slots_[i].id > 0) i = (i + 1) & mask_;
     if (slots_[i].h == 0) used_++;  // a reused tombstone was counted already
@@ -73,7 +94,7 @@ class UniqueHash {
   }
   // Removes (h, id) if present.
   void erase(uint64_t h, int64_t id) {
-    if (slots_.empty()) return;
+    if (!cap_) return;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.h == 0) return;
@@ -87,21 +108,23 @@ class UniqueHash {
   // Starts loading the slot where a probe for `h` begins (bulk_index.cpp
   // hashes a few rows ahead of inserting them: boot was a cache miss per row).
   void prefetch(uint64_t h) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+    if (cap_) __builtin_prefetch(&slots_[h & mask_]);
   }
   // Sizes an empty table for `n` entries, so they go in without a rebuild
   // (boot knows the row count before it builds the index; bulk_index.cpp).
   void reserve_empty(size_t n) {
-    if (!slots_.empty()) return;
+    if (cap_) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    slots_.assign(cap, Slot{});
+    slots_ = static_cast<Slot*>(huge_alloc_zeroed(cap * sizeof(Slot)));
+    cap_ = cap;
     mask_ = cap - 1;
   }
   size_t size() const { return live_; }
   void clear() {
-    slots_.clear();
-    mask_ = 0;
+    huge_free(slots_, cap_ * sizeof(Slot));
+    slots_ = nullptr;
+    cap_ = mask_ = 0;
     used_ = live_ = 0;
   }
 
@@ -120,19 +143,24 @@ class UniqueHash {
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
-    std::vector<Slot> next(cap, Slot{});
+    // Zeroed (every slot empty) and, from 2 MiB up, on huge pages (huge.h).
+    auto* next = static_cast<Slot*>(huge_alloc_zeroed(cap * sizeof(Slot)));
     size_t m = cap - 1;
-    for (const Slot& s : slots_) {
+    for (size_t k = 0; k < cap_; ++k) {
+      const Slot& s = slots_[k];
       if (s.h == 0 || s.id <= 0) continue;
       size_t i = s.h & m;
       while (next[i].h != 0) i = (i + 1) & m;
       next[i] = s;
     }
-    slots_.swap(next);
+    huge_free(slots_, cap_ * sizeof(Slot));
+    slots_ = next;
+    cap_ = cap;
     mask_ = m;
     used_ = live_;
   }
-  std::vector<Slot> slots_;
+  Slot* slots_ = nullptr;   // cap_ slots, zeroed when allocated
+  size_t cap_ = 0;
   size_t mask_ = 0;
   size_t used_ = 0;   // live entries and tombstones
   size_t live_ = 0;
