@@ -64,7 +64,8 @@ OrderedIndex::It OrderedIndex::lower_bound(std::string_view key, int64_t id) con
 
 void OrderedIndex::prefetch(std::string_view key, int64_t id) const {
   if (chunks_.empty()) return;
-  const char* lines = reinterpret_cast<const char*>(chunks_[std::min(chunk_for(key, id), chunks_.size() - 1)]);
+  hint_ = std::min(chunk_for(key, id), chunks_.size() - 1);
+  const char* lines = reinterpret_cast<const char*>(chunks_[hint_]);
   for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
 }
 
@@ -83,7 +84,12 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
       fences_.push_back(x);
       return;
     }
-    size_t c = std::min(chunk_for(key, id), chunks_.size() - 1);
+    // The chunk prefetch() found, if it is still the one (checked against
+    // its neighbours' fences); else the search over the fences again.
+    size_t c = hint_;
+    size_t last = chunks_.size() - 1;
+    if (c > last || (c > 0 && !entry_less(fences_[c - 1], key, id)) || (c < last && entry_less(fences_[c], key, id)))
+      c = std::min(chunk_for(key, id), last);
     Chunk& v = *chunks_[c];
     // A random key's chunk is rarely in cache: ask for all of its lines at
     // once, so the binary search and the shift below wait for memory about

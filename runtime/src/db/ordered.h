@@ -196,6 +196,7 @@ class OrderedIndex {
   BlockArena arena_{sizeof(Chunk)};
   std::vector<Chunk*> chunks_;                  // each non-empty, in order, in arena_
   std::vector<OrdEntry> fences_;                // fences_[c] == chunks_[c]->e[n - 1] (a copy, not an owner)
+  mutable size_t hint_ = 0;                     // the chunk the last prefetch() found (insert checks it)
 };
 
 }  // namespace wo::db
