@@ -14,6 +14,15 @@ namespace wo::pg {
 
 Store* g_store = nullptr;
 
+// The row an insert is writing, for fail(): the engine
+// checks refs before unique indexes, PostgreSQL the other way round, so a
+// write that breaks both is asked about its refs after the unique error.
+// (Passed along, not kept in a thread_local: a statement's fiber may park.)
+struct Written {
+  uint32_t cls;
+  const uint64_t* values;  // an insert's row
+};
+
 namespace {
 
 // The calling thread's open transaction (a transaction never parks, so it
@@ -133,10 +142,14 @@ const db::Field& Store::field(uint32_t cls, uint32_t f, const WoSite* site) cons
   return c.fields[f];
 }
 
-void Store::fail(const Failure& f, Op op, const WoSite* site) {
+void Store::fail(const Failure& f, Op op, const WoSite* site, const Written* written) {
   if (f.connection) trap(TrapCode::DB, site, "PostgreSQL connection lost: " + f.message);
   if (f.sqlstate == "23505" || f.sqlstate == "23503") {
     if (f.sqlstate == "23503" && op == Op::Delete) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+    int bad = f.sqlstate == "23505" && written ? missing_ref(*written) : -1;
+    if (bad >= 0)
+      trap(TrapCode::FK, site, "referenced row does not exist: " + schema_.classes[written->cls].name + "." +
+                                   schema_.classes[written->cls].fields[static_cast<size_t>(bad)].name);
     auto it = violations_.find(f.constraint);
     TrapCode code = f.sqlstate == "23505" ? TrapCode::UNIQUE : TrapCode::FK;
     if (it != violations_.end()) trap(code, site, it->second.msg, it->second.detail);
@@ -148,14 +161,27 @@ void Store::fail(const Failure& f, Op op, const WoSite* site) {
   trap(TrapCode::DB, site, "PostgreSQL: " + f.message);
 }
 
-Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site) {
+int Store::missing_ref(const Written& w) {
+  const db::ClassDef& c = schema_.classes[w.cls];
+  for (size_t i = 0; i < c.fields.size(); ++i) {
+    const db::Field& fd = c.fields[i];
+    if (fd.kind != db::Kind::Ref) continue;
+    uint64_t target = w.values[i];
+    if (target != 0 && !exists(static_cast<uint32_t>(fd.ref_class), static_cast<int64_t>(target)))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
+                       const Written* written) {
   Failure f;
   if (TxState* tx = t_tx) {
     bool write = op != Op::Read;
     if (write) {  // a trapping statement inside the block changes nothing (`try` may go on)
       PGresult* sp = run_simple(*tx->conn, tx->savepoint ? "RELEASE SAVEPOINT wo_s; SAVEPOINT wo_s" : "SAVEPOINT wo_s",
                                 site, &f);
-      if (!sp) fail(f, op, site);
+      if (!sp) fail(f, op, site, written);
       pq().clear(sp);
       tx->savepoint = true;
     }
@@ -165,7 +191,7 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
       Failure ignore;
       if (PGresult* back = run_simple(*tx->conn, "ROLLBACK TO SAVEPOINT wo_s", site, &ignore)) pq().clear(back);
     }
-    fail(f, op, site);
+    fail(f, op, site, written);
   }
   std::string why;
   Conn* c = pool_.take(&why);
@@ -179,7 +205,7 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
     throw;
   }
   pool_.give(c);
-  if (!r) fail(f, op, site);
+  if (!r) fail(f, op, site, written);
   return Res(r);
 }
 
@@ -206,7 +232,8 @@ int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) 
     ps.add(c.fields[i], values[i], site);
   }
   sql += ")" + sel + " FROM n RETURNING id";
-  Res r = exec(sql, ps.all(), Op::Write, site);
+  Written w{cls, values};
+  Res r = exec(sql, ps.all(), Op::Write, site, &w);
   if (r.rows() != 1) trap(TrapCode::DB, site, "PostgreSQL: no id counter for table " + c.name);
   return r.i64(0, 0);
 }
@@ -217,6 +244,8 @@ void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSi
   Params ps(2);
   ps.add_int(id);
   ps.add(fd, value, site);
+  // (A set cannot break both a unique index and a ref: a row whose ref is
+  // already someone's key keeps its target from being deleted.)
   Res r = exec("UPDATE " + quote_ident(c.name) + " SET " + quote_ident(fd.name) + " = " + ph(2, fd) +
                    " WHERE id = $1::bigint",
                ps.all(), Op::Write, site);

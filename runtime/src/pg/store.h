@@ -19,6 +19,7 @@
 namespace wo::pg {
 
 struct Tx;
+struct Written;  // store.cpp: the row a write is storing
 
 class Store {
  public:
@@ -61,9 +62,11 @@ class Store {
  private:
   enum class Op { Read, Write, Delete };
   struct Res;
-  Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site);
-  [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site);
+  Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
+           const Written* written = nullptr);
+  [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site, const Written* written = nullptr);
   void ram_part(const WoSite* site);
+  int missing_ref(const Written& w);  // the first ref field naming no row, or -1
   const db::Field& field(uint32_t cls, uint32_t f, const WoSite* site) const;
   std::string lock_suffix() const;
   WoList* id_list(const Res& r);
