@@ -105,6 +105,17 @@ run "$P/tx_mixed.wo"
 [[ $st -eq 0 && $(cat "$T/out" | tr '\n' ' ') == '1 2 1 1 2 2 ' ]] || bad "tx_mixed: exit $st, $(cat "$T/out" | tr '\n' ' ') $(head -2 "$T/err")"
 [[ $(q "select string_agg(id || ':' || n, ',' order by id) from orders") == 1:2,2:3 ]] || bad "tx_mixed rows: $(q 'select id, n from orders')"
 
+# A volatile table's ref to a durable row: deletes raced against links from another shard never
+# leave a login without its account (two runs, each on its own database, at once).
+for k in 1 2; do
+  fresh
+  (cd "$T" && WO_SHARDS=2 WO_DATA=$db timeout -k 5 120 "$WOC" run "$P/volatile_ref_race.wo" >"$T/race.$k" 2>&1) &
+done
+wait
+for k in 1 2; do
+  [[ $(cat "$T/race.$k") == 'dangling 0, accounts left 0, logins left 0' ]] || bad "volatile ref race $k: $(head -3 "$T/race.$k")"
+done
+
 # 5. Three processes increment one counter 150 times each inside transaction { }: exactly 450.
 fresh
 (cd "$T" && WO_DATA=$db "$WOC" build "$P/counter_bump.wo" -o "$T/bump") || bad "build counter_bump"

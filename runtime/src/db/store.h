@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "schema.h"
@@ -24,6 +25,18 @@ class Store {
 
   // The first ref field of `slots` (non-nil) naming a missing row, or -1.
   int missing_ref(const Table& t, const uint64_t* slots) const;
+  // Whether the row a ref field's word names exists (nil: yes).
+  bool ref_target_exists(const Field& f, uint64_t target) const;
+
+  // Classes whose rows live outside the engine (a PostgreSQL WO_DATA's
+  // durable tables, decision 0056): a RAM row's ref to one is checked by
+  // `exists` (called under the engine's write lock; it must not park), and
+  // counted here instead of in the target row's `inbound`.
+  using OutsideExists = bool (*)(uint32_t cls, int64_t id);
+  void hold_outside(std::vector<bool> classes, OutsideExists exists);
+  bool outside(uint32_t cls) const { return cls < outside_.size() && outside_[cls]; }
+  // RAM rows referring to outside row (cls, id).
+  uint64_t outside_inbound(uint32_t cls, int64_t id) const;
 
   // `row` enters `t` as `id` (slot empty): indexes, and +1 on each row it
   // refers to. All or nothing under OOM: on success the table owns the
@@ -50,6 +63,14 @@ class Store {
   const Schema* schema_;
   std::vector<std::unique_ptr<Table>> tables_;
   bool counting_ = true;
+  std::vector<bool> outside_;
+  OutsideExists outside_exists_ = nullptr;
+  struct OutsideKeyHash {
+    size_t operator()(const std::pair<uint32_t, int64_t>& k) const {
+      return std::hash<int64_t>()(k.second) * 31 + k.first;
+    }
+  };
+  std::unordered_map<std::pair<uint32_t, int64_t>, uint64_t, OutsideKeyHash> outside_inbound_;
 };
 
 }  // namespace wo::db

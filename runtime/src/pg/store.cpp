@@ -7,6 +7,7 @@
 
 #include "../db/engine.h"
 #include "../db/value.h"
+#include "../sched/external_wait.h"
 #include "../trap.h"
 #include "common/traps.h"
 
@@ -128,6 +129,11 @@ struct Store::Res {
 
 Store::Store(db::Schema schema, std::string uri) : schema_(std::move(schema)), pool_(std::move(uri)) {
   for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
+  ram_referrers_.assign(schema_.classes.size(), false);
+  for (const db::ClassDef& c : schema_.classes)
+    for (const db::Field& fd : c.fields)
+      if (!c.durable() && fd.kind == db::Kind::Ref && owned_[static_cast<size_t>(fd.ref_class)])
+        ram_referrers_[static_cast<size_t>(fd.ref_class)] = true;
 }
 
 Store::~Store() = default;
@@ -253,6 +259,25 @@ void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSi
 }
 
 void Store::remove(uint32_t cls, int64_t id, const WoSite* site) {
+  if (!ram_referrers_[cls]) return remove_row(cls, id, site);
+  // Rows in RAM may refer to it (a volatile table's ref): the engine counts
+  // them, and deletes under its write lock, so none takes a ref to the row
+  // between its check and the DELETE. Inside a block the engine's gate is
+  // taken as well, until the block ends: a RAM insert elsewhere then waits
+  // for the COMMIT instead of finding the row still there before it.
+  if (in_tx()) ram_part(site);
+  db::Engine::need(site).outside_remove(cls, id, site, [&] {
+    sched::NoParkScope hold_the_shard;  // the engine's lock is held
+    remove_row(cls, id, site);
+  });
+}
+
+bool Store::exists_for_engine(uint32_t cls, int64_t id) {
+  sched::NoParkScope hold_the_shard;  // called under the engine's write lock
+  return g_store->exists(cls, id);
+}
+
+void Store::remove_row(uint32_t cls, int64_t id, const WoSite* site) {
   const db::ClassDef& c = schema_.classes[cls];
   Params ps(1);
   ps.add_int(id);

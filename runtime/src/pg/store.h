@@ -35,6 +35,10 @@ class Store {
   int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
   void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
   void remove(uint32_t cls, int64_t id, const WoSite* site);
+  // The engine's check of a RAM row's ref to a row here (Store::hold_outside
+  // in db/store.h): under the engine's write lock, so it never parks.
+  static bool exists_for_engine(uint32_t cls, int64_t id);
+  const std::vector<bool>& owned() const { return owned_; }
   uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
   bool exists(uint32_t cls, int64_t id);
   int64_t count(uint32_t cls, const WoSite* site);
@@ -66,6 +70,7 @@ class Store {
            const Written* written = nullptr);
   [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site, const Written* written = nullptr);
   void ram_part(const WoSite* site);
+  void remove_row(uint32_t cls, int64_t id, const WoSite* site);
   int missing_ref(const Written& w);  // the first ref field naming no row, or -1
   const db::Field& field(uint32_t cls, uint32_t f, const WoSite* site) const;
   std::string lock_suffix() const;
@@ -73,6 +78,7 @@ class Store {
 
   db::Schema schema_;
   std::vector<bool> owned_;
+  std::vector<bool> ram_referrers_;  // a volatile class has a ref to this durable one
   Pool pool_;
   // Constraint and unique-index names (ddl.cpp) -> the trap they become.
   struct Violation {
