@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "result.h"
+
 #include "../db/engine.h"
 #include "../db/value.h"
 #include "../sched/external_wait.h"
@@ -37,12 +39,6 @@ thread_local TxState* t_tx = nullptr;
 
 [[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg, std::string detail = {}) {
   raise(static_cast<int64_t>(code), site, msg.c_str(), std::move(detail));
-}
-
-uint64_t be64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return __builtin_bswap64(v);
 }
 
 // Holds the bytes of the parameters of one statement.
@@ -100,32 +96,6 @@ std::string ph_int(size_t n) { return "$" + std::to_string(n) + "::bigint"; }
 
 }  // namespace
 
-// A result that is cleared when it goes.
-struct Store::Res {
-  PGresult* r = nullptr;
-  explicit Res(PGresult* p) : r(p) {}
-  Res(Res&& o) noexcept : r(o.r) { o.r = nullptr; }
-  ~Res() {
-    if (r) pq().clear(r);
-  }
-  int rows() const { return pq().ntuples(r); }
-  bool null(int i, int j) const { return pq().getisnull(r, i, j); }
-  int64_t i64(int i, int j) const { return static_cast<int64_t>(be64(pq().getvalue(r, i, j))); }
-  uint64_t word(const db::Field& f, int i, int j) const {
-    if (null(i, j)) return f.kind == db::Kind::Ref || db::is_blob(f.kind) || !f.nullable ? 0 : db::nil_word(f);
-    const char* p = pq().getvalue(r, i, j);
-    int n = pq().getlength(r, i, j);
-    switch (f.kind) {
-      case db::Kind::Bool: return p[0] ? 1 : 0;
-      case db::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
-      case db::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
-      case db::Kind::Multi:
-      case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
-      default: return be64(p);
-    }
-  }
-  int64_t affected() const { return std::strtoll(pq().cmdTuples(r), nullptr, 10); }
-};
 
 Store::Store(db::Schema schema, std::string uri) : schema_(std::move(schema)), pool_(std::move(uri)) {
   for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
@@ -181,6 +151,7 @@ int Store::missing_ref(const Written& w) {
 
 Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
                        const Written* written) {
+  observed_outside();  // a statement: what it reads may be news (rows.cpp)
   Failure f;
   if (TxState* tx = t_tx) {
     bool write = op != Op::Read;
@@ -215,11 +186,12 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
   return Res(r);
 }
 
-WoList* Store::id_list(const Res& r) {
+WoList* Store::id_list(uint32_t cls, const Res& r) {
   int n = r.rows();
   WoList* xs = wo_list_new(WO_ELEM_INT, n);
   for (int i = 0; i < n; ++i) xs->data[i] = static_cast<uint64_t>(r.i64(i, 0));
   xs->len = n;
+  remember_ids(cls, xs);
   return xs;
 }
 
@@ -296,18 +268,6 @@ void Store::remove_row(uint32_t cls, int64_t id, const WoSite* site) {
   if (r.affected() == 0) trap(TrapCode::DB, site, "no such row");
 }
 
-uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
-  Params ps(1);
-  ps.add_int(id);
-  Res r = exec("SELECT " + quote_ident(fd.name) + " FROM " + quote_ident(c.name) + " WHERE id = $1::bigint" +
-                   lock_suffix(),
-               ps.all(), Op::Read, site);
-  if (r.rows() == 0) trap(TrapCode::DB, site, "no such row");
-  return r.word(fd, 0, 0);
-}
-
 bool Store::exists(uint32_t cls, int64_t id) {
   const db::ClassDef& c = schema_.classes[cls];
   Params ps(1);
@@ -325,7 +285,7 @@ int64_t Store::count(uint32_t cls, const WoSite* site) {
 WoList* Store::scan(uint32_t cls, const WoSite* site) {
   Res r = exec("SELECT id FROM " + quote_ident(schema_.classes[cls].name) + " ORDER BY id" + lock_suffix(), {},
                Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 namespace {
@@ -349,7 +309,7 @@ WoList* Store::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, cons
     sql += " LIMIT " + ph_int(ps.size());
   }
   Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 int64_t Store::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite* site) {
@@ -370,11 +330,11 @@ WoList* Store::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, c
   for (size_t i = 0; i < ix.cols.size(); ++i)
     sql += (i ? " AND " : "") + equal_to(c.fields[ix.cols[i]], keys[i], ps, site);
   Res r = exec(sql + " ORDER BY id" + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
-// The order of wo_db_range: nil first, keys ascending (Text/Bytes bytewise
-// through COLLATE "C" and bytea, Float with NaN last as PostgreSQL orders
+// The order of wo_db_range: nil first, keys ascending (Text and Bytes
+// bytewise: bytea, Float with NaN last as PostgreSQL orders
 // float8), ties by ascending id; DESC reverses the keys only.
 WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
                      const WoSite* site) {
@@ -409,7 +369,7 @@ WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_
     sql += " LIMIT " + ph_int(ps.size());
   }
   Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 // The keys are read here and sorted by the engine's one definition of key
@@ -449,6 +409,7 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
     throw;
   }
   wo_release(keys);
+  remember_ids(cls, ids);
 }
 
 // ---- transactions ------------------------------------------------------------

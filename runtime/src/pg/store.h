@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../db/schema.h"
+#include "../observe.h"
 #include "conn.h"
 #include "wo_db.h"
 
@@ -28,6 +29,7 @@ class Store {
   // (a transaction may touch RAM tables too: their undo is the engine's).
   Store* route(uint32_t cls, const WoSite* site) {
     if (cls < owned_.size() && owned_[cls]) return this;
+    observed_outside();  // a RAM table's statement (rows.cpp)
     if (in_tx()) ram_part(site);
     return nullptr;
   }
@@ -74,7 +76,9 @@ class Store {
   int missing_ref(const Written& w);  // the first ref field naming no row, or -1
   const db::Field& field(uint32_t cls, uint32_t f, const WoSite* site) const;
   std::string lock_suffix() const;
-  WoList* id_list(const Res& r);
+  WoList* id_list(uint32_t cls, const Res& r);
+  // rows.cpp: the id list a statement returned, for the field reads after it.
+  void remember_ids(uint32_t cls, const WoList* ids);
 
   db::Schema schema_;
   std::vector<bool> owned_;
