@@ -113,6 +113,7 @@ void Store::recount() {
     return;
   }
   for (auto& t : tables_) t->each([](int64_t, Row* r) { r->inbound = 0; });
+  outside_inbound_.clear();
   counting_ = true;
   for (auto& t : tables_) t->each([&](int64_t, Row* r) { count_refs(t->def(), r->slots(), +1); });
 }
