@@ -31,6 +31,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/SplitModule.h>
 
+#include "codegen/codegen.h"
 #include "tools/woc/time_report.h"
 #include "woc_config.h"
 
@@ -80,9 +81,7 @@ constexpr unsigned kMaxPartitions = 4;
 unsigned partitions_for(const llvm::Module& module, const llvm::TargetMachine& machine) {
   // -O0 (FastISel) is cheap; LLVM's -time-passes timers are not thread-safe.
   if (machine.getOptLevel() == llvm::CodeGenOptLevel::None || llvm::TimePassesIsEnabled) return 1;
-  unsigned most = std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()),
-                           kMaxPartitions);
-  if (const char* env = std::getenv("WOC_CODEGEN_THREADS"); env && *env) most = std::max(1, std::atoi(env));
+  unsigned most = build_threads();
   size_t n = 0;
   for (const llvm::Function& f : module) n += f.getInstructionCount();
   return static_cast<unsigned>(std::clamp<size_t>(n / kSplitMinInstructions, 1, most));
@@ -96,14 +95,11 @@ void name_locals_for_split(llvm::Module& module) {
     if (g.hasLocalLinkage() && g.getName().starts_with(".")) g.setName("wo" + g.getName());
 }
 
-std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, unsigned n,
-                           std::vector<llvm::SmallVector<char, 0>>& objects) {
-  name_locals_for_split(module);
-  std::vector<llvm::SmallVector<char, 0>> bitcode;
-  llvm::SplitModule(module, n, [&](std::unique_ptr<llvm::Module> part) {
-    llvm::raw_svector_ostream os(bitcode.emplace_back());
-    llvm::WriteBitcodeToFile(*part, os);
-  });
+// Machine code for each partition (bitcode), on as many threads; with
+// `optimise`, each partition goes through the -O2 pipeline first, in its
+// thread (docs/decisions/0067).
+std::string generate_parts(const std::vector<llvm::SmallVector<char, 0>>& bitcode, llvm::TargetMachine& machine,
+                           bool optimise, std::vector<llvm::SmallVector<char, 0>>& objects) {
   objects.resize(bitcode.size());
   std::vector<std::string> errors(bitcode.size());
   auto work = [&](size_t i) {
@@ -121,6 +117,7 @@ std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, u
       errors[i] = "internal error: no target machine for a code generation partition";
       return;
     }
+    if (optimise) codegen::run_pipeline(**part, tm.get(), 2);
     errors[i] = generate(**part, *tm, objects[i]);
   };
   std::vector<std::thread> threads;
@@ -132,14 +129,28 @@ std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, u
   return "";
 }
 
+std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, unsigned n,
+                           std::vector<llvm::SmallVector<char, 0>>& objects) {
+  name_locals_for_split(module);
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(module, n, [&](std::unique_ptr<llvm::Module> part) {
+    llvm::raw_svector_ostream os(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, os);
+  });
+  return generate_parts(bitcode, machine, false, objects);
+}
+
 // Writes the module's machine code as one object file or, split, several;
 // `paths` gets their names.
-std::string emit_objects(llvm::Module& module, llvm::TargetMachine& machine, const std::string& dir,
-                         std::vector<std::string>& paths) {
+std::string emit_objects(llvm::Module& module, const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts,
+                         llvm::TargetMachine& machine, const std::string& dir, std::vector<std::string>& paths) {
   // Generated in memory first, so that --time-report tells machine code
   // generation and the file write apart.
   std::vector<llvm::SmallVector<char, 0>> objects;
-  {
+  if (!unoptimised_parts.empty()) {
+    Phase p("optimise + machine code (partitions in parallel)");
+    if (std::string err = generate_parts(unoptimised_parts, machine, true, objects); !err.empty()) return err;
+  } else {
     Phase p("machine code (isel, regalloc, emit)");
     unsigned n = partitions_for(module, machine);
     std::string err = n > 1 ? generate_split(module, machine, n, objects)
@@ -219,6 +230,11 @@ std::string link(const std::vector<std::string>& objects, const std::string& arc
 
 }  // namespace
 
+unsigned build_threads() {
+  if (const char* env = std::getenv("WOC_CODEGEN_THREADS"); env && *env) return std::max(1, std::atoi(env));
+  return std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()), kMaxPartitions);
+}
+
 std::string runtime_archive_path() {
   llvm::SmallString<256> exe;
   if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return WOC_RUNTIME_ARCHIVE;
@@ -235,15 +251,15 @@ std::string check_output_path(const std::string& out_path) {
   return "";
 }
 
-std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
-                             const std::string& out_path) {
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
+                             const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts) {
   std::string archive = runtime_archive_path();
   if (!llvm::sys::fs::exists(archive)) return "cannot find the runtime library " + archive;
   TempDir tmp;
   if (tmp.path().empty()) return "cannot create a temporary directory";
   bool static_cxx = static_cxx_runtime(module);  // before splitting moves the module's functions
   std::vector<std::string> objects;
-  if (auto err = emit_objects(module, machine, tmp.path(), objects); !err.empty()) return err;
+  if (auto err = emit_objects(module, unoptimised_parts, machine, tmp.path(), objects); !err.empty()) return err;
   return link(objects, archive, out_path, static_cxx);
 }
 
