@@ -95,33 +95,44 @@ void name_locals_for_split(llvm::Module& module) {
     if (g.hasLocalLinkage() && g.getName().starts_with(".")) g.setName("wo" + g.getName());
 }
 
-// Machine code for each partition (bitcode), on as many threads; with
-// `optimise`, each partition goes through the -O2 pipeline first, in its
-// thread (docs/decisions/0067).
-std::string generate_parts(const std::vector<llvm::SmallVector<char, 0>>& bitcode, llvm::TargetMachine& machine,
-                           bool optimise, std::vector<llvm::SmallVector<char, 0>>& objects) {
-  objects.resize(bitcode.size());
-  std::vector<std::string> errors(bitcode.size());
-  auto work = [&](size_t i) {
-    llvm::LLVMContext ctx;
-    auto part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "partition"), ctx);
-    if (!part) {
-      errors[i] = "internal error: a code generation partition did not read back: " + llvm::toString(part.takeError());
-      return;
-    }
-    std::unique_ptr<llvm::TargetMachine> tm(machine.getTarget().createTargetMachine(
+// Machine code for each partition, on as many threads: `first` (a module of
+// the caller's context, or null) and each of `bitcode`, read into a context
+// of its own. With `optimise`, each partition goes through the -O2 pipeline
+// first, in its thread (docs/decisions/0067). Every thread has its own
+// target machine, made here: code generation writes to the one it uses.
+std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVector<char, 0>>& bitcode,
+                           llvm::TargetMachine& machine, bool optimise,
+                           std::vector<llvm::SmallVector<char, 0>>& objects) {
+  size_t skip = first ? 1 : 0;
+  size_t n = bitcode.size() + skip;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> machines(n);
+  for (auto& tm : machines) {
+    tm.reset(machine.getTarget().createTargetMachine(
         machine.getTargetTriple().str(), machine.getTargetCPU(), machine.getTargetFeatureString(), machine.Options,
         machine.getRelocationModel(), machine.getCodeModel(), machine.getOptLevel()));
-    if (!tm) {
-      errors[i] = "internal error: no target machine for a code generation partition";
-      return;
+    if (!tm) return "internal error: no target machine for a code generation partition";
+  }
+  objects.resize(n);
+  std::vector<std::string> errors(n);
+  auto work = [&](size_t i) {
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> read;
+    llvm::Module* part = first;
+    if (i >= skip) {
+      const auto& bc = bitcode[i - skip];
+      auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(bc.data(), bc.size()), "partition"), ctx);
+      if (!parsed) {
+        errors[i] = "internal error: a code generation partition did not read back: " + llvm::toString(parsed.takeError());
+        return;
+      }
+      read = std::move(*parsed);
+      part = read.get();
     }
-    if (optimise) codegen::run_pipeline(**part, tm.get(), 2);
-    errors[i] = generate(**part, *tm, objects[i]);
+    if (optimise) codegen::run_pipeline(*part, machines[i].get(), 2);
+    errors[i] = generate(*part, *machines[i], objects[i]);
   };
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < bitcode.size(); ++i) threads.emplace_back(work, i);
+  for (size_t i = 1; i < n; ++i) threads.emplace_back(work, i);
   work(0);
   for (std::thread& t : threads) t.join();
   for (const std::string& e : errors)
@@ -137,7 +148,7 @@ std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, u
     llvm::raw_svector_ostream os(bitcode.emplace_back());
     llvm::WriteBitcodeToFile(*part, os);
   });
-  return generate_parts(bitcode, machine, false, objects);
+  return generate_parts(nullptr, bitcode, machine, false, objects);
 }
 
 // Writes the module's machine code as one object file or, split, several;
@@ -149,7 +160,8 @@ std::string emit_objects(llvm::Module& module, const std::vector<llvm::SmallVect
   std::vector<llvm::SmallVector<char, 0>> objects;
   if (!unoptimised_parts.empty()) {
     Phase p("optimise + machine code (partitions in parallel)");
-    if (std::string err = generate_parts(unoptimised_parts, machine, true, objects); !err.empty()) return err;
+    if (std::string err = generate_parts(&module, unoptimised_parts, machine, true, objects); !err.empty())
+      return err;
   } else {
     Phase p("machine code (isel, regalloc, emit)");
     unsigned n = partitions_for(module, machine);

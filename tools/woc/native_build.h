@@ -15,9 +15,9 @@ class TargetMachine;
 namespace wo::driver {
 
 // Returns "" on success, else a one-line message (woc exits 2). When
-// `unoptimised_parts` is not empty, the program is those partitions, to be
-// optimised at -O2 and compiled on one thread each (parallel_optimise.h),
-// and `module` serves only to tell which C++ runtime to link.
+// `unoptimised_parts` is not empty, `module` and those are the partitions of
+// the program (parallel_optimise.h), each optimised at -O2 and compiled on a
+// thread of its own.
 std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
                              const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts = {});
 

@@ -28,6 +28,8 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "tools/woc/time_report.h"
+
 namespace wo::driver {
 namespace {
 
@@ -81,6 +83,7 @@ std::vector<llvm::SmallVector<char, 0>> partition_for_optimising(llvm::Module& m
   for (const llvm::Function& f : module) total += f.getInstructionCount();
   unsigned n = static_cast<unsigned>(std::min<size_t>(most, total / kMinPartitionInstructions));
   if (n < 2) return out;
+  Phase phase("partition for the threads");
 
   // Functions tied by calls the inliner may follow.
   std::vector<llvm::Function*> owned;
@@ -151,7 +154,9 @@ std::vector<llvm::SmallVector<char, 0>> partition_for_optimising(llvm::Module& m
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
 
-  for (unsigned p = 0; p < n; ++p) {
+  // Partitions 1..n-1 are copies, as bitcode for their threads' contexts;
+  // the module itself becomes partition 0 (a copy less to make, write and read).
+  for (unsigned p = 1; p < n; ++p) {
     llvm::ValueToValueMapTy map;
     std::unique_ptr<llvm::Module> part = llvm::CloneModule(module, map, [&](const llvm::GlobalValue* gv) {
       if (copied(*gv)) return true;
@@ -160,6 +165,20 @@ std::vector<llvm::SmallVector<char, 0>> partition_for_optimising(llvm::Module& m
     });
     llvm::raw_svector_ostream os(out.emplace_back());
     llvm::WriteBitcodeToFile(*part, os);
+  }
+  for (auto [gv_const, part] : owner) {
+    if (part == 0) continue;
+    auto* gv = const_cast<llvm::GlobalValue*>(gv_const);
+    if (auto* f = llvm::dyn_cast<llvm::Function>(gv)) {
+      f->deleteBody();  // a declaration, external
+      f->clearMetadata();
+      f->setComdat(nullptr);
+    } else if (auto* g = llvm::dyn_cast<llvm::GlobalVariable>(gv)) {
+      g->setInitializer(nullptr);
+      g->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      g->clearMetadata();
+      g->setComdat(nullptr);
+    }
   }
   return out;
 }

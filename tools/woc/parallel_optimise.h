@@ -14,8 +14,9 @@ namespace wo::driver {
 
 // Splits `module` — prepared for the optimiser (codegen::prepare_optimize)
 // but not optimised — into at most `most` partitions whose functions the -O2
-// pipeline can optimise apart, as bitcode; fewer than two when that is not
-// worth it (a small module, or one whose calls the inliner may follow tie it
+// pipeline can optimise apart: `module` itself becomes the first, the others
+// are returned as bitcode; none (and `module` is left as it was) when that
+// is not worth it (a small module, or one whose calls the inliner may follow tie it
 // together). A function goes with every function it calls unless the call
 // is never inlined, so the inliner sees what it would have seen in the
 // whole module; the runtime's helpers and the always-inlined ones are copied
