@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 namespace wo::db {
 
@@ -25,6 +27,11 @@ inline constexpr size_t kHugeFrom = size_t{2} << 20;
 void* huge_map(size_t bytes);
 void huge_unmap(void* p, size_t bytes);
 
+// Memory it hands out is zeroed (a fresh mapping, or calloc), and an
+// element constructed without arguments is left as that zero (default-
+// initialised, for the trivial types used here): `resize(n)` of a fresh
+// vector touches nothing, so the threads that fill it take its page faults,
+// in parallel, instead of one thread zeroing it first.
 template <class T>
 struct HugeAllocator {
   using value_type = T;
@@ -33,9 +40,18 @@ struct HugeAllocator {
   HugeAllocator(const HugeAllocator<U>&) {}
   T* allocate(size_t n) {
     size_t bytes = n * sizeof(T);
-    void* p = bytes >= kHugeFrom ? huge_map(bytes) : std::malloc(bytes ? bytes : 1);
+    void* p = bytes >= kHugeFrom ? huge_map(bytes) : std::calloc(bytes ? bytes : 1, 1);
     if (!p) throw std::bad_alloc();
     return static_cast<T*>(p);
+  }
+  template <class U>
+  void construct(U* p) {
+    static_assert(std::is_trivially_default_constructible_v<U>, "left as the allocation's zeros");
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
   }
   void deallocate(T* p, size_t n) {
     size_t bytes = n * sizeof(T);

@@ -108,6 +108,39 @@ class UniqueHash {
     live_++;
     return 0;
   }
+  // Boot's build on two threads (bulk_index.cpp): into a table sized once
+  // by reserve_empty (so it never grows and has no tombstones), each thread
+  // adds the keys whose probe starts in its part [lo, hi) of the slots, and
+  // only there: a probe that would leave the part changes nothing and
+  // answers kSpill (that key is added afterwards with insert_new). Else as
+  // insert_new, except that the counts are settled once by bulk_added.
+  static constexpr int64_t kSpill = -1;
+  size_t capacity() const { return slots_.size(); }
+  size_t home(uint64_t h) const { return h & mask_; }
+  template <class Same>
+  int64_t bulk_insert(size_t hi, uint64_t h, int64_t id, std::string_view key, Same&& same) {
+    for (size_t i = h & mask_; i < hi; ++i) {
+      Slot& s = slots_[i];
+      if (s.h == 0) {
+        s.h = h;
+        s.id = id;
+        if (key.size() <= kInline) {
+          s.len = static_cast<uint8_t>(key.size());
+          if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+        } else {
+          s.len = kLong;
+        }
+        return 0;
+      }
+      if (s.h == h && (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0))
+        return s.id;
+    }
+    return kSpill;
+  }
+  void bulk_added(size_t n) {
+    used_ += n;
+    live_ += n;
+  }
   // Removes (h, id) if present.
   void erase(uint64_t h, int64_t id) {
     if (slots_.empty()) return;
@@ -132,7 +165,9 @@ class UniqueHash {
     if (!slots_.empty()) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    slots_.assign(cap, Slot{});
+    Slots fresh;
+    fresh.resize(cap);  // zero (HugeAllocator): untouched until the slots are filled
+    slots_.swap(fresh);
     mask_ = cap - 1;
   }
   size_t size() const { return live_; }
@@ -152,7 +187,7 @@ class UniqueHash {
     int64_t id;   // > 0: live; -1: erased
     uint8_t len;  // the key's length when held in k, else kLong
     char k[kInline];
-  };
+  };  // all zero: empty
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
   void grow() {
     size_t cap = 16;
