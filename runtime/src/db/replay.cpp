@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <system_error>
 #include <thread>
 
@@ -160,23 +161,12 @@ class Replayer {
       b.out = at;
       at += b.count * b.words;
     }
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      BootArena::Cursor arena(&store_.boot_arena());
-      for (size_t i; (i = next.fetch_add(1)) < blocks_.size();) decode(blocks_[i], arena);
-    };
-    std::thread helper;
-    if (blocks_.size() > 1 && std::thread::hardware_concurrency() > 1) {
-      try {
-        helper = std::thread(work);
-      } catch (const std::system_error&) {  // no thread: this one decodes them all
-      }
-    }
-    work();
-    if (helper.joinable()) helper.join();
+    // This thread places each block in file order as soon as it and those
+    // before it are decoded, between decoding blocks of its own, so the
+    // copying into the id pages overlaps the helper's decoding.
     bool ok = true;
     std::exception_ptr error;
-    for (Block& b : blocks_) {
+    auto place_block = [&](Block& b) {
       Table& t = store_.table(b.map->target);
       uint64_t* row = b.out;
       for (uint64_t i = 0; i < b.done; ++i, row += b.words) {
@@ -197,7 +187,39 @@ class Replayer {
         ok = false;
       }
       if (error) ok = false;
+    };
+    size_t n = blocks_.size(), placed = 0;
+    std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[n]);
+    for (size_t i = 0; i < n; ++i) ready[i].store(false, std::memory_order_relaxed);
+    std::exception_ptr place_error;  // an OOM trap while placing: rethrown once the helper is joined
+    auto place_ready = [&](bool all) {
+      try {
+        while (placed < n && !place_error && (all || ready[placed].load(std::memory_order_acquire)))
+          place_block(blocks_[placed++]);
+      } catch (...) {
+        place_error = std::current_exception();
+      }
+    };
+    std::atomic<size_t> next{0};
+    auto work = [&](bool places) {
+      BootArena::Cursor arena(&store_.boot_arena());
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        decode(blocks_[i], arena);
+        ready[i].store(true, std::memory_order_release);
+        if (places) place_ready(false);
+      }
+    };
+    std::thread helper;
+    if (n > 1 && std::thread::hardware_concurrency() > 1) {
+      try {
+        helper = std::thread(work, false);
+      } catch (const std::system_error&) {  // no thread: this one decodes them all
+      }
     }
+    work(true);
+    if (helper.joinable()) helper.join();
+    place_ready(true);
+    if (place_error) std::rethrow_exception(place_error);
     blocks_.clear();
     if (error) std::rethrow_exception(error);
     return ok;
