@@ -57,12 +57,12 @@ void build_unique(Job& j) {
   std::string key;  // the row's, before it goes into the ring
   // A key not held in its slot is confirmed on the row (as unique_find does).
   std::string other;
-  auto same = [&](const std::string& key, int64_t id) {
+  auto same = [&](const std::string& k, int64_t id) {
     const Row* r = t.find(id);
     if (!r) return false;
-    if (ix.def->cols.size() == 1) return key_equals(t.def().fields[ix.def->cols[0]], r->slots()[ix.def->cols[0]], key);
+    if (ix.def->cols.size() == 1) return key_equals(t.def().fields[ix.def->cols[0]], r->slots()[ix.def->cols[0]], k);
     t.key_of(ix, r->slots(), other);
-    return other == key;
+    return other == k;
   };
   auto settle = [&](Pending& p) {
     if (!ok) return;

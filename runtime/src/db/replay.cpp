@@ -14,6 +14,11 @@
 #include "row.h"
 
 namespace wo::db {
+
+namespace testing {
+size_t replay_window_words = size_t{2} << 20;  // 16 MiB
+}
+
 namespace {
 
 class Replayer {
@@ -148,19 +153,28 @@ class Replayer {
   bool load_blocks(std::string* why) {
     // A row is at least its 8-byte id, so a count the body cannot hold is
     // cut to what it can (and then fails as a truncated row).
-    size_t total = 0;
-    for (Block& b : blocks_) {
+    // The blocks go in windows of about kWindowWords decoded words, one
+    // scratch buffer reused for each (a buffer for the whole snapshot was
+    // 400 MB of fresh memory at 10M rows, and fresh memory is what boot
+    // pays most for).
+    const size_t kWindowWords = testing::replay_window_words;
+    size_t n = blocks_.size(), most = 0;
+    std::vector<size_t> ends;  // each window's end
+    for (size_t i = 0, words = 0; i < n; ++i) {
+      Block& b = blocks_[i];
       b.count = std::min<uint64_t>(b.count, b.body.size() / 8);
       b.words = 2 + store_.table(b.map->target).def().fields.size();
-      total += static_cast<size_t>(b.count) * b.words;
+      size_t w = static_cast<size_t>(b.count) * b.words;
+      if (words > 0 && words + w > kWindowWords) {
+        ends.push_back(i);
+        words = 0;
+      }
+      words += w;
+      most = std::max(most, words);
     }
+    if (n > 0) ends.push_back(n);
     std::vector<uint64_t, HugeAllocator<uint64_t>> scratch;
-    scratch.resize(total);
-    uint64_t* at = scratch.data();
-    for (Block& b : blocks_) {
-      b.out = at;
-      at += b.count * b.words;
-    }
+    scratch.resize(most);
     // This thread places each block in file order as soon as it and those
     // before it are decoded, between decoding blocks of its own, so the
     // copying into the id pages overlaps the helper's decoding.
@@ -188,37 +202,48 @@ class Replayer {
       }
       if (error) ok = false;
     };
-    size_t n = blocks_.size(), placed = 0;
+    size_t placed = 0, end = 0;
     std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[n]);
     for (size_t i = 0; i < n; ++i) ready[i].store(false, std::memory_order_relaxed);
     std::exception_ptr place_error;  // an OOM trap while placing: rethrown once the helper is joined
     auto place_ready = [&](bool all) {
       try {
-        while (placed < n && !place_error && (all || ready[placed].load(std::memory_order_acquire)))
+        while (placed < end && !place_error && (all || ready[placed].load(std::memory_order_acquire)))
           place_block(blocks_[placed++]);
       } catch (...) {
         place_error = std::current_exception();
       }
     };
     std::atomic<size_t> next{0};
-    auto work = [&](bool places) {
-      BootArena::Cursor arena(&store_.boot_arena());
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
-        decode(blocks_[i], arena);
+    auto work = [&](BootArena::Cursor* arena, bool places) {
+      for (size_t i; (i = next.fetch_add(1)) < end;) {
+        decode(blocks_[i], *arena);
         ready[i].store(true, std::memory_order_release);
         if (places) place_ready(false);
       }
     };
-    std::thread helper;
-    if (n > 1 && std::thread::hardware_concurrency() > 1) {
-      try {
-        helper = std::thread(work, false);
-      } catch (const std::system_error&) {  // no thread: this one decodes them all
+    // Kept across windows: each holds the rest of its 1 MiB piece.
+    BootArena::Cursor mine(&store_.boot_arena()), theirs(&store_.boot_arena());
+    for (size_t w : ends) {
+      if (place_error) break;
+      uint64_t* at = scratch.data();
+      for (size_t i = placed; i < w; ++i) {
+        blocks_[i].out = at;
+        at += blocks_[i].count * blocks_[i].words;
       }
+      end = w;
+      next = placed;
+      std::thread helper;
+      if (end - placed > 1 && std::thread::hardware_concurrency() > 1) {
+        try {
+          helper = std::thread(work, &theirs, false);
+        } catch (const std::system_error&) {  // no thread: this one decodes them all
+        }
+      }
+      work(&mine, true);
+      if (helper.joinable()) helper.join();
+      place_ready(true);
     }
-    work(true);
-    if (helper.joinable()) helper.join();
-    place_ready(true);
     if (place_error) std::rethrow_exception(place_error);
     blocks_.clear();
     if (error) std::rethrow_exception(error);
