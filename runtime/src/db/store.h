@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "boot_memory.h"
 #include "schema.h"
 #include "table.h"
 
@@ -56,11 +57,16 @@ class Store {
   void set_counting(bool on) { counting_ = on; }
   void recount();
 
+  // Where replay puts the blobs of the rows it loads (boot_memory.h); it
+  // outlives every table.
+  BootArena& boot_arena() { return arena_; }
+
  private:
   void count_refs(const ClassDef& c, const uint64_t* slots, int delta);
   void bump(const Field& f, uint64_t target, int delta);
 
   const Schema* schema_;
+  BootArena arena_;  // before tables_: unmapped after their rows are gone
   std::vector<std::unique_ptr<Table>> tables_;
   bool counting_ = true;
   std::vector<bool> outside_;

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "boot_memory.h"
+
 namespace wo::db {
 
 // The hash of an encoded index key (key.h); never 0 (0 marks an empty slot).
@@ -71,6 +73,74 @@ class UniqueHash {
     }
     live_++;
   }
+  // Adds (h, id) with `key` unless an entry with that key is there already
+  // (same(id) confirms a key not held in its slot), in one probe where find
+  // then insert take two (boot's bulk build, bulk_index.cpp). The id of the
+  // entry found, or 0 once added.
+  template <class Same>
+  int64_t insert_new(uint64_t h, int64_t id, std::string_view key, Same&& same) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+    size_t hole = SIZE_MAX;  // the first tombstone of the run, reused as insert does
+    size_t i = h & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.h == 0) break;
+      if (s.id <= 0) {
+        if (hole == SIZE_MAX) hole = i;
+      } else if (s.h == h &&
+                 (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0)) {
+        return s.id;
+      }
+    }
+    if (hole != SIZE_MAX)
+      i = hole;
+    else
+      used_++;
+    Slot& s = slots_[i];
+    s.h = h;
+    s.id = id;
+    if (key.size() <= kInline) {
+      s.len = static_cast<uint8_t>(key.size());
+      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+    } else {
+      s.len = kLong;
+    }
+    live_++;
+    return 0;
+  }
+  // Boot's build on two threads (bulk_index.cpp): into a table sized once
+  // by reserve_empty (so it never grows and has no tombstones), each thread
+  // adds the keys whose probe starts in its part [lo, hi) of the slots, and
+  // only there: a probe that would leave the part changes nothing and
+  // answers kSpill (that key is added afterwards with insert_new). Else as
+  // insert_new, except that the counts are settled once by bulk_added.
+  static constexpr int64_t kSpill = -1;
+  size_t capacity() const { return slots_.size(); }
+  size_t home(uint64_t h) const { return h & mask_; }
+  template <class Same>
+  int64_t bulk_insert(size_t hi, uint64_t h, int64_t id, std::string_view key, Same&& same) {
+    for (size_t i = h & mask_; i < hi; ++i) {
+      Slot& s = slots_[i];
+      if (s.h == 0) {
+        s.h = h;
+        s.id = id;
+        if (key.size() <= kInline) {
+          s.len = static_cast<uint8_t>(key.size());
+          if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+        } else {
+          s.len = kLong;
+        }
+        return 0;
+      }
+      if (s.h == h && (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0))
+        return s.id;
+    }
+    return kSpill;
+  }
+  void bulk_added(size_t n) {
+    used_ += n;
+    live_ += n;
+  }
   // Removes (h, id) if present.
   void erase(uint64_t h, int64_t id) {
     if (slots_.empty()) return;
@@ -95,7 +165,9 @@ class UniqueHash {
     if (!slots_.empty()) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    slots_.assign(cap, Slot{});
+    Slots fresh;
+    fresh.resize(cap);  // zero (HugeAllocator): untouched until the slots are filled
+    slots_.swap(fresh);
     mask_ = cap - 1;
   }
   size_t size() const { return live_; }
@@ -115,12 +187,12 @@ class UniqueHash {
     int64_t id;   // > 0: live; -1: erased
     uint8_t len;  // the key's length when held in k, else kLong
     char k[kInline];
-  };
+  };  // all zero: empty
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
-    std::vector<Slot> next(cap, Slot{});
+    Slots next(cap, Slot{});
     size_t m = cap - 1;
     for (const Slot& s : slots_) {
       if (s.h == 0 || s.id <= 0) continue;
@@ -132,7 +204,11 @@ class UniqueHash {
     mask_ = m;
     used_ = live_;
   }
-  std::vector<Slot> slots_;
+  // From 2 MiB up on huge pages: probes are random over the whole table, and
+  // on 4 KiB pages each was a TLB miss besides the cache miss (a 1M-row
+  // boot spent most of its index build in them, docs/perf.md "Restart").
+  using Slots = std::vector<Slot, HugeAllocator<Slot>>;
+  Slots slots_;
   size_t mask_ = 0;
   size_t used_ = 0;   // live entries and tombstones
   size_t live_ = 0;
