@@ -327,15 +327,25 @@ hr
 # ---------------------------------------------------------------- 3b. compute aims (issue 12 item 4)
 # fib against clang -O2 (gcc inlines the recursion into itself, clang does
 # what woc's LLVM does), alloc and wordcount against g++ -O2. Each pair is
-# timed in AIM_ROUNDS interleaved rounds of `measure`; the line gives the
-# median CPU time (user + sys) and the median wall time.
+# timed in AIM_ROUNDS interleaved rounds of RUNS runs (cpu_runs); the line
+# gives the median over the rounds of each round's median CPU time (user +
+# sys) and wall time.
 AIM_ROUNDS=3
 med() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# cpu_runs N CMD...: "CPU WALL" in ms, each the median over N runs of CMD
+# (bench/lib/cpu_runs.py: each run's own user + sys from wait4). hyperfine's
+# user and sys are means over its runs, which one run slowed by other work
+# on the machine moves; these lines compare medians (docs/decisions/0067).
+cpu_runs() {
+  local out
+  out=$(python3 "$ROOT/bench/lib/cpu_runs.py" "$@") && [[ -n $out ]] || { echo "NA NA"; return; }
+  printf '%.2f %.1f\n' "$(med $(cut -d' ' -f1 <<<"$out"))" "$(med $(cut -d' ' -f2 <<<"$out"))"
+}
 aim_line() { # aim_line NAME PEER_NAME AIM WOC_BIN PEER_BIN
   local name=$1 peer=$2 aim=$3 i w c pw pc cw=() cc=() pcw=() pcc=()
   for ((i = 0; i < AIM_ROUNDS; i++)); do
-    read -r w c < <(measure "$RUNS" "$4")
-    read -r pw pc < <(measure "$RUNS" "$5")
+    read -r c w < <(cpu_runs "$RUNS" "$4")
+    read -r pc pw < <(cpu_runs "$RUNS" "$5")
     cw+=("$w") cc+=("$c") pcw+=("$pw") pcc+=("$pc")
   done
   local wc wp cw_ cp r verdict
@@ -343,7 +353,7 @@ aim_line() { # aim_line NAME PEER_NAME AIM WOC_BIN PEER_BIN
   r=$(ratio "$cw_" "$cp")
   verdict=MISSED
   awk -v r="$r" -v a="$aim" 'BEGIN {exit !(r != "-" && r + 0 <= a + 0)}' && verdict=met
-  say "$name: woc $cw_ ms, $peer $cp ms, ratio ${r}x (aim <= ${aim}x) $verdict   [CPU, median of $AIM_ROUNDS rounds; wall $wc vs $wp ms]"
+  say "$name: woc $cw_ ms, $peer $cp ms, ratio ${r}x (aim <= ${aim}x) $verdict   [CPU, median of $AIM_ROUNDS rounds of $RUNS runs each; wall $wc vs $wp ms]"
   rec aim-cpu "$name" "woc/$peer" "$r" "aim $aim, $verdict"
 }
 say "compute aims (issue 12 item 4; load $(cut -d' ' -f1-3 /proc/loadavg)):"
@@ -367,8 +377,8 @@ if have clang-19 && clang-19 -O2 -o "$TMP/start/c" "$TMP/start/hello.c" 2>/dev/n
   "$WOC" build "$ROOT/bench/hello/main.wo" -O2 -o "$TMP/start/wo" >/dev/null 2>&1; then
   sw=() sc=() pw=() pc=()
   for ((i = 0; i < AIM_ROUNDS; i++)); do
-    read -r w c < <(measure "$HELLO_RUNS" "$TMP/start/wo")
-    read -r w2 c2 < <(measure "$HELLO_RUNS" "$TMP/start/c")
+    read -r c w < <(cpu_runs "$HELLO_RUNS" "$TMP/start/wo")
+    read -r c2 w2 < <(cpu_runs "$HELLO_RUNS" "$TMP/start/c")
     sw+=("$w") sc+=("$c") pw+=("$w2") pc+=("$c2")
   done
   s_c=$(med "${sc[@]}") p_c=$(med "${pc[@]}")

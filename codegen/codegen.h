@@ -45,6 +45,14 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 // -fsanitize does, so that generated code is checked with the runtime.
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
 
+// optimize() in two steps, for `woc build` to run the second on partitions
+// of the module in parallel (tools/woc/parallel_optimise.cpp): the module-wide
+// preparation (which calls stay calls, the runtime's helpers linked in, the
+// too-large functions; returns what optimize() returns), then the pipeline
+// itself and the STACK checks it leaves implied.
+bool prepare_optimize(llvm::Module& m, int opt_level);
+void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
+
 // Drops the STACK checks that a call made just before them has already made
 // (implied_stack_checks.cpp, docs/decisions/0063): after tail-recursion
 // elimination, fib's loop checked its raised limit right after passing it to

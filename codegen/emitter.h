@@ -259,6 +259,7 @@ class Emitter {
   llvm::LLVMContext& ctx_;
   Options opts_;
   bool o0_register_asm_ = false;  // o0_register_read applies (set_target)
+  const char* sp_register_ = nullptr;  // the stack pointer's name for llvm.read_register at -O1+ (set_target), or none
   std::unique_ptr<llvm::Module> mod_;
   llvm::IRBuilder<> b_;
   llvm::Type* i64_;

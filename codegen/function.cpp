@@ -221,12 +221,22 @@ void Emitter::emit_stack_check() {
   // FastISel selects; the intrinsic sends the block to SelectionDAG): a few
   // bytes lower, so the check is as strict or stricter, and -O0 eliminates
   // no tail calls.
-  llvm::Value* frame = o0_register_read("movq %rsp, $0", "frame");
-  if (!frame) {
-    llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
-    frame = b_.CreateCall(fa, {}, "frame");
+  // At -O1 and above the stack pointer too, read with llvm.read_register
+  // (docs/decisions/0067): compared as it is, where the return address's
+  // slot costs an `lea` from it in every call (fib: one instruction in ~20).
+  llvm::Value* probe = nullptr;
+  if (sp_register_) {
+    llvm::Function* rr = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::read_register, {i64_});
+    llvm::Metadata* name = llvm::MDString::get(ctx_, sp_register_);
+    probe = b_.CreateCall(rr, {llvm::MetadataAsValue::get(ctx_, llvm::MDNode::get(ctx_, {name}))}, "frame.addr");
+  } else {
+    llvm::Value* frame = o0_register_read("movq %rsp, $0", "frame");
+    if (!frame) {
+      llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
+      frame = b_.CreateCall(fa, {}, "frame");
+    }
+    probe = b_.CreatePtrToInt(frame, i64_, "frame.addr");
   }
-  llvm::Value* probe = b_.CreatePtrToInt(frame, i64_, "frame.addr");
   llvm::Value* limit = b_.CreateConstGEP1_64(b_.getInt8Ty(), fiber_local(), 8, "stack.limit.addr");
   // The running fiber's limit: another fiber's is stored there while this
   // one is switched out, but every read this activation makes sees its own,

@@ -11,7 +11,7 @@
 //
 // The rule, per conditional branch to a block that traps STACK with a
 // condition `F < L` (F: this function's frame address, from
-// llvm.addressofreturnaddress): dropped when, earlier in the same block (or
+// llvm.addressofreturnaddress, or its stack pointer from llvm.read_register): dropped when, earlier in the same block (or
 // as the invoke that leads to it), a direct call passes L to a function
 // whose entry block ends with that same check on that parameter. Such a
 // call runs its check on entry, before anything it does can return here.
@@ -38,8 +38,10 @@ bool traps_stack(const llvm::BasicBlock* bb) {
   return f && f->getName() == "wo_trap" && code && code->getZExtValue() == 3;
 }
 
-// Is `v` this function's frame address (ptrtoint of llvm.addressofreturnaddress)?
+// Is `v` this function's frame address (ptrtoint of llvm.addressofreturnaddress,
+// or the stack pointer read by llvm.read_register: codegen/function.cpp)?
 bool is_frame(const llvm::Value* v) {
+  if (const auto* rr = llvm::dyn_cast<llvm::IntrinsicInst>(v)) return rr->getIntrinsicID() == llvm::Intrinsic::read_register;
   const auto* p2i = llvm::dyn_cast<llvm::PtrToIntInst>(v);
   const auto* ii = p2i ? llvm::dyn_cast<llvm::IntrinsicInst>(p2i->getOperand(0)) : nullptr;
   return ii && ii->getIntrinsicID() == llvm::Intrinsic::addressofreturnaddress;

@@ -451,7 +451,10 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 void Emitter::set_target() {
   std::string triple = llvm::sys::getProcessTriple();
   mod_->setTargetTriple(triple);
-  o0_register_asm_ = opts_.opt_level == 0 && llvm::Triple(triple).getArch() == llvm::Triple::x86_64;
+  auto arch = llvm::Triple(triple).getArch();
+  o0_register_asm_ = opts_.opt_level == 0 && arch == llvm::Triple::x86_64;
+  if (opts_.opt_level > 0 && arch == llvm::Triple::x86_64) sp_register_ = "rsp";
+  if (opts_.opt_level > 0 && arch == llvm::Triple::aarch64) sp_register_ = "sp";
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) return;

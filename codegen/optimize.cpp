@@ -162,13 +162,16 @@ void keep_large_called_once_out_of_line(llvm::Module& m) {
 
 }  // namespace
 
-bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+bool prepare_optimize(llvm::Module& m, int opt_level) {
   if (opt_level == 0) keep_helpers_out_of_line(m);
   // Before the runtime's helpers are linked in: the rule is for the
   // program's own functions only.
   if (opt_level == 2) keep_large_called_once_out_of_line(m);
   if (opt_level > 0) link_runtime_helpers(m);
-  bool giant = opt_level > 0 && skip_giant_functions(m);
+  return opt_level > 0 && skip_giant_functions(m);
+}
+
+void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -195,6 +198,11 @@ bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std
   add_sanitizers(m, mpm, sanitize);
   mpm.run(m, mam);
   if (opt_level > 0) drop_implied_stack_checks(m);
+}
+
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+  bool giant = prepare_optimize(m, opt_level);
+  run_pipeline(m, tm, opt_level, sanitize);
   return giant;
 }
 

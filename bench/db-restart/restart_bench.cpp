@@ -5,8 +5,7 @@
 //   restart_bench DIR N...          build the stores, then time each open
 //   restart_bench --open KIND PATH N   (internal: one timed open in a fresh process)
 //   restart_bench --build PATH N       only build a log-only store (to profile opens)
-//   restart_bench --stall PATH N       only the checkpoint-stall line, on an existing store of N rows
-//   restart_bench --build PATH N       only build a log-only store (to profile opens)
+//   restart_bench --checkpoint PATH    only checkpoint an existing store (to profile checkpointed opens)
 //   restart_bench --stall PATH N       only the checkpoint-stall line, on an existing store of N rows
 //
 // Schema (as bench/db): items(k Text @unique, v Int, note Text), index: [v].
@@ -260,6 +259,12 @@ int main(int argc, char** argv) {
   }
   if (argc == 4 && std::strcmp(argv[1], "--build") == 0) {  // a log-only store to profile opens on
     woc_build(argv[2], std::strtoull(argv[3], nullptr, 10));
+    return 0;
+  }
+  if (argc == 3 && std::strcmp(argv[1], "--checkpoint") == 0) {  // a checkpointed store to profile opens on
+    woc_open(argv[2], false);
+    if (!wo_db_checkpoint()) die("checkpoint", argv[2]);
+    wo_db_close();
     return 0;
   }
   if (argc < 3) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heap.h"
+#include "observe.h"
 #include "trap.h"
 #include "wo_actor.h"
 
@@ -81,6 +82,7 @@ WoText* read_up_to(int fd, int64_t off, int64_t n, const WoSite* site) {
     buf.resize(at + chunk);
     ssize_t got = off >= 0 ? ::pread(fd, buf.data() + at, chunk, static_cast<off_t>(off) + static_cast<off_t>(at))
                            : ::read(fd, buf.data() + at, chunk);
+    wo::observed_outside();
     if (got < 0) {
       buf.resize(at);
       if (errno == EINTR) continue;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "heap.h"
+#include "observe.h"
 #include "stop.h"
 #include "trap.h"
 #include "wo_actor.h"
@@ -228,6 +229,7 @@ WoProc* run(WoText* cmd, WoList* args, int64_t deadline_ms, int64_t out_cap, int
     auto drain = [&](int& fd, int idx, std::string& into, int64_t cap, const char* stream) {
       if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
       ssize_t got = ::read(fd, buf, sizeof buf);
+      wo::observed_outside();
       if (got < 0) {
         if (errno == EINTR || errno == EAGAIN) return;
         raise_errno(errno, site);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `woc build` of a large program generates machine code on several threads
-# (tools/woc/native_build.cpp, docs/decisions/0063): the generated 1,000-line
-# program (bench/gen) is split into WOC_CODEGEN_THREADS=2 objects, prints
-# what its C twin prints, and a trap in it is reported with the right
-# function and lines; WOC_CODEGEN_THREADS=1 makes one object; a small
-# program is never split.
+# (tools/woc/native_build.cpp, docs/decisions/0063), and at -O2 optimises it
+# there too (tools/woc/parallel_optimise.cpp, docs/decisions/0067): the
+# generated 1,000-line program (bench/gen) is split into WOC_CODEGEN_THREADS=2
+# objects, each optimised (no out-of-line copy of the always-inlined release
+# is left), prints what its C twin prints, and a trap in it is reported with
+# the right function and lines; WOC_CODEGEN_THREADS=1 makes one object,
+# optimised as one module; a small program is never split.
 #
 #   tests/build/split-codegen-test.sh WOC
 set -uo pipefail
@@ -31,9 +33,22 @@ count() {
 
 gcc -O2 -o "$tmp/c" "$tmp/gen/main.c" || { echo "gcc failed"; exit 1; }
 want=$("$tmp/c")
+# optimised NAME WANT_ROWS: the last build's --time-report had WANT_ROWS rows
+# for the optimiser on partitions, and left no `wo.release` in the executable.
+optimised() {
+  local rows released
+  rows=$(grep -c 'optimise + machine code (partitions in parallel)' "$tmp/report")
+  released=$(nm "$tmp/wo$threads" | grep -c ' wo\.release$')
+  if [[ $rows == "$2" && $released == 0 ]]; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL $1: $rows parallel optimiser rows (expected $2), $released wo.release left"
+  fi
+}
 for threads in 2 1; do
-  if WOC_CXX="$tmp/cxx" WOC_CODEGEN_THREADS=$threads "$woc" build "$tmp/gen/main.wo" -O2 -o "$tmp/wo$threads"; then
+  if WOC_CXX="$tmp/cxx" WOC_CODEGEN_THREADS=$threads "$woc" build "$tmp/gen/main.wo" -O2 -o "$tmp/wo$threads" \
+    --time-report 2>"$tmp/report"; then
     count "gen, $threads thread(s)" "$threads"
+    optimised "gen optimised, $threads thread(s)" $((threads > 1 ? 1 : 0))
     expect "gen prints what C prints ($threads thread(s))" 0 "^$want\$" -- "$tmp/wo$threads"
   else
     fail=$((fail + 1))

@@ -1,6 +1,5 @@
-// The store's huge-page memory (runtime/src/db/huge.h): zeroed blocks,
-// freed blocks reused by their arena, regions that grow past one block's
-// worth, moves, and large allocations aligned for 2 MiB pages. An ordered
+// The store's block arenas (runtime/src/db/huge.h): zeroed blocks, freed
+// blocks reused by their arena, regions that grow past 2 MiB, moves. An ordered
 // index whose chunks come and go stays right (its chunks are arena blocks;
 // an insert reuses the chunk its prefetch found only when it is right).
 #include <doctest/doctest.h>
@@ -26,18 +25,6 @@ bool all_zero(const void* p, size_t n) {
 }
 
 }  // namespace
-
-TEST_CASE("huge: a large allocation is zeroed and 2 MiB aligned; a small one is zeroed") {
-  size_t big = (size_t{5} << 20) + 100;
-  void* p = wo::db::huge_alloc_zeroed(big);
-  CHECK(reinterpret_cast<uintptr_t>(p) % (size_t{2} << 20) == 0);
-  CHECK(all_zero(p, big));
-  std::memset(p, 0xAB, big);  // the whole size is ours
-  wo::db::huge_free(p, big);
-  void* q = wo::db::huge_alloc_zeroed(100);
-  CHECK(all_zero(q, 100));
-  wo::db::huge_free(q, 100);
-}
 
 TEST_CASE("huge: arena blocks are distinct, zeroed, and reused zeroed after free") {
   BlockArena a(3000);  // ~700 blocks per 2 MiB region: this crosses several regions

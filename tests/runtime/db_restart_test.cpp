@@ -12,6 +12,8 @@
 #include "runtime/src/db/codec.h"
 #include "runtime/src/db/engine.h"
 #include "runtime/src/db/file_header.h"
+#include "runtime/src/db/replay.h"
+#include "runtime/src/db/unique_hash.h"
 #include "support.h"
 #include "tests/db/db_test_support.h"
 
@@ -230,4 +232,130 @@ TEST_CASE("two rows sharing a unique key at the end of replay are corruption, na
   CHECK(db.rc == 2);
   CHECK_MESSAGE(db.err.find("replay found corruption beyond a torn tail") != std::string::npos, db.err);
   CHECK_MESSAGE(db.err.find("unique index items.k violated (items id 2)") != std::string::npos, db.err);
+}
+
+// Past 65,536 rows boot builds a unique index in two halves on two threads
+// and sorts an Int or Float index as words (bulk_index.cpp): every probe
+// (short keys held in the hash slots, long ones confirmed on the row) and
+// the full order of both word indexes (negative values, ties in id order,
+// -0.0 equal to 0.0) answer after a restart from the log and from a
+// checkpoint as they did before it.
+TEST_CASE("a large table's unique and word-keyed indexes answer after a restart as before it") {
+  TempDir dir;
+  Schema s;
+  int t = s.table("big");
+  s.field(t, "k", WO_DB_TEXT);
+  s.field(t, "v", WO_DB_INT);
+  s.field(t, "f", WO_DB_FLOAT);
+  s.index(t, {0}, true);
+  s.index(t, {1});
+  s.index(t, {2});
+  std::string path = dir.file("big.wal");
+  const int64_t n = 70000;
+  auto k = [](int64_t i) { return (i % 3 == 0 ? "a key longer than fifteen bytes " : "k") + std::to_string(i); };
+  auto all = [](uint32_t field) { return ids(wo_db_range(0, field, 0, 0, 0, -1, nullptr)); };
+  std::vector<int64_t> by_v, by_f;
+  {
+    Open db(s.get(), path);
+    REQUIRE(db.rc == 0);
+    wo_tx_begin(nullptr);
+    for (int64_t i = 1; i <= n; ++i) {
+      double f = i % 5 == 0 ? (i % 2 ? -0.0 : 0.0) : static_cast<double>(i % 1013) - 500.5;
+      ins(0, {k(i), int64_t(i * 7919 % 2003) - 1000, f});
+    }
+    wo_tx_commit(nullptr);
+    by_v = all(1);
+    by_f = all(2);
+    REQUIRE(by_v.size() == size_t(n));
+    REQUIRE(by_f.size() == size_t(n));
+  }
+  auto check = [&] {
+    int64_t wrong = 0;
+    for (int64_t i = 1; i <= n; ++i) {
+      std::vector<int64_t> hit = probe(0, 0, k(i));
+      if (hit.size() != 1 || hit[0] != i) ++wrong;
+    }
+    CHECK(wrong == 0);
+    CHECK(probe(0, 0, "k0").empty());
+    CHECK(all(1) == by_v);
+    CHECK(all(2) == by_f);
+    CHECK(trap_of([&] { ins(0, {k(n - 1), 0, 0.0}); }).code == 10);  // a long key, confirmed on its row
+    CHECK(trap_of([&] { ins(0, {k(n), 0, 0.0}); }).code == 10);      // a short one, in its slot
+  };
+  {
+    Open db(s.get(), path);  // the log alone
+    REQUIRE(db.rc == 0);
+    check();
+    REQUIRE(wo_db_checkpoint());
+  }
+  {
+    Open db(s.get(), path);  // the checkpoint
+    REQUIRE(db.rc == 0);
+    check();
+  }
+  // The snapshot's blocks in many windows of a reused scratch buffer (a
+  // block's 4096 rows are 20,480 words here).
+  struct Window {
+    size_t was = wo::db::testing::replay_window_words;
+    ~Window() { wo::db::testing::replay_window_words = was; }
+  } window;
+  wo::db::testing::replay_window_words = 50000;
+  Open db(s.get(), path);
+  REQUIRE(db.rc == 0);
+  check();
+}
+
+TEST_CASE("in a large table two rows sharing a unique key are corruption too, the later one named") {
+  TempDir dir;
+  Items it;
+  std::string a = dir.file("a.wal"), b = dir.file("b.wal");
+  const int64_t n = 70000;
+  for (const std::string& path : {a, b}) {
+    Open db(it.s.get(), path);
+    wo_tx_begin(nullptr);
+    for (int64_t i = 1; i <= n; ++i) ins(0, {(path == a ? "k" : "x") + std::to_string(i), i, ""});
+    wo_tx_commit(nullptr);
+    if (path == b) ins(0, {"k5", 1, ""});  // row n + 1: its frame is b's last
+  }
+  std::string la = read_file(a), lb = read_file(b);
+  auto frames_end = [](const std::string& log, size_t* last) {
+    size_t off = wo::db::kHeaderSize;
+    for (;;) {
+      uint32_t len = wo::db::load_u32(log.data() + off);
+      if (len == 0) return off;
+      *last = off;
+      off += 12 + len;
+    }
+  };
+  size_t last_a = 0, last_b = 0;
+  size_t end_a = frames_end(la, &last_a), end_b = frames_end(lb, &last_b);
+  write_file(a, la.substr(0, end_a) + lb.substr(last_b, end_b - last_b));
+  Open db(it.s.get(), a);
+  CHECK(db.rc == 2);
+  CHECK_MESSAGE(db.err.find("unique index items.k violated (items id 70001)") != std::string::npos, db.err);
+}
+
+// The two-part build's seam (UniqueHash::bulk_insert): a probe never leaves
+// its part; a key whose run reaches the part's end spills (nothing written)
+// and goes in afterwards with insert_new, which finds it or its duplicate.
+TEST_CASE("a unique hash part spills a key whose probe would leave it, and insert_new places it afterwards") {
+  wo::db::UniqueHash u;
+  u.reserve_empty(7);
+  REQUIRE(u.capacity() == 16);
+  size_t hi = 8;  // part 0: slots 0..7
+  auto never = [](int64_t) { return false; };
+  CHECK(u.bulk_insert(hi, 6, 1, "a", never) == 0);  // slot 6
+  CHECK(u.bulk_insert(hi, 6, 2, "b", never) == 0);  // slot 7
+  CHECK(u.bulk_insert(hi, 6, 3, "c", never) == wo::db::UniqueHash::kSpill);  // slot 8 is part 1's
+  CHECK(u.bulk_insert(hi, 7, 4, "b", never) == wo::db::UniqueHash::kSpill);
+  CHECK(u.bulk_insert(hi, 6, 5, "a", never) == 1);  // a duplicate found inside the part
+  CHECK(u.bulk_insert(16, 8 + 16, 6, "d", never) == 0);  // part 1: home 8
+  u.bulk_added(3);
+  CHECK(u.size() == 3);
+  CHECK(u.insert_new(6, 3, "c", never) == 0);  // past slot 8 (d's): slot 9
+  CHECK(u.insert_new(6, 7, "c", never) == 3);
+  CHECK(u.size() == 4);
+  for (auto [h, id, k] : {std::tuple<uint64_t, int64_t, const char*>{6, 1, "a"}, {6, 2, "b"}, {6, 3, "c"}, {24, 6, "d"}})
+    CHECK(u.find(h, k, never) == id);
+  CHECK(u.find(6, "e", never) == 0);
 }

@@ -31,6 +31,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/SplitModule.h>
 
+#include "codegen/codegen.h"
 #include "tools/woc/time_report.h"
 #include "woc_config.h"
 
@@ -80,9 +81,7 @@ constexpr unsigned kMaxPartitions = 4;
 unsigned partitions_for(const llvm::Module& module, const llvm::TargetMachine& machine) {
   // -O0 (FastISel) is cheap; LLVM's -time-passes timers are not thread-safe.
   if (machine.getOptLevel() == llvm::CodeGenOptLevel::None || llvm::TimePassesIsEnabled) return 1;
-  unsigned most = std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()),
-                           kMaxPartitions);
-  if (const char* env = std::getenv("WOC_CODEGEN_THREADS"); env && *env) most = std::max(1, std::atoi(env));
+  unsigned most = build_threads();
   size_t n = 0;
   for (const llvm::Function& f : module) n += f.getInstructionCount();
   return static_cast<unsigned>(std::clamp<size_t>(n / kSplitMinInstructions, 1, most));
@@ -96,6 +95,51 @@ void name_locals_for_split(llvm::Module& module) {
     if (g.hasLocalLinkage() && g.getName().starts_with(".")) g.setName("wo" + g.getName());
 }
 
+// Machine code for each partition, on as many threads: `first` (a module of
+// the caller's context, or null) and each of `bitcode`, read into a context
+// of its own. With `optimise`, each partition goes through the -O2 pipeline
+// first, in its thread (docs/decisions/0067). Every thread has its own
+// target machine, made here: code generation writes to the one it uses.
+std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVector<char, 0>>& bitcode,
+                           llvm::TargetMachine& machine, bool optimise,
+                           std::vector<llvm::SmallVector<char, 0>>& objects) {
+  size_t skip = first ? 1 : 0;
+  size_t n = bitcode.size() + skip;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> machines(n);
+  for (auto& tm : machines) {
+    tm.reset(machine.getTarget().createTargetMachine(
+        machine.getTargetTriple().str(), machine.getTargetCPU(), machine.getTargetFeatureString(), machine.Options,
+        machine.getRelocationModel(), machine.getCodeModel(), machine.getOptLevel()));
+    if (!tm) return "internal error: no target machine for a code generation partition";
+  }
+  objects.resize(n);
+  std::vector<std::string> errors(n);
+  auto work = [&](size_t i) {
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> read;
+    llvm::Module* part = first;
+    if (i >= skip) {
+      const auto& bc = bitcode[i - skip];
+      auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(bc.data(), bc.size()), "partition"), ctx);
+      if (!parsed) {
+        errors[i] = "internal error: a code generation partition did not read back: " + llvm::toString(parsed.takeError());
+        return;
+      }
+      read = std::move(*parsed);
+      part = read.get();
+    }
+    if (optimise) codegen::run_pipeline(*part, machines[i].get(), 2);
+    errors[i] = generate(*part, *machines[i], objects[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i) threads.emplace_back(work, i);
+  work(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors)
+    if (!e.empty()) return e;
+  return "";
+}
+
 std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, unsigned n,
                            std::vector<llvm::SmallVector<char, 0>>& objects) {
   name_locals_for_split(module);
@@ -104,42 +148,21 @@ std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, u
     llvm::raw_svector_ostream os(bitcode.emplace_back());
     llvm::WriteBitcodeToFile(*part, os);
   });
-  objects.resize(bitcode.size());
-  std::vector<std::string> errors(bitcode.size());
-  auto work = [&](size_t i) {
-    llvm::LLVMContext ctx;
-    auto part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "partition"), ctx);
-    if (!part) {
-      errors[i] = "internal error: a code generation partition did not read back: " + llvm::toString(part.takeError());
-      return;
-    }
-    std::unique_ptr<llvm::TargetMachine> tm(machine.getTarget().createTargetMachine(
-        machine.getTargetTriple().str(), machine.getTargetCPU(), machine.getTargetFeatureString(), machine.Options,
-        machine.getRelocationModel(), machine.getCodeModel(), machine.getOptLevel()));
-    if (!tm) {
-      errors[i] = "internal error: no target machine for a code generation partition";
-      return;
-    }
-    errors[i] = generate(**part, *tm, objects[i]);
-  };
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < bitcode.size(); ++i) threads.emplace_back(work, i);
-  work(0);
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors)
-    if (!e.empty()) return e;
-  return "";
+  return generate_parts(nullptr, bitcode, machine, false, objects);
 }
 
 // Writes the module's machine code as one object file or, split, several;
 // `paths` gets their names.
-std::string emit_objects(llvm::Module& module, llvm::TargetMachine& machine, const std::string& dir,
-                         std::vector<std::string>& paths) {
+std::string emit_objects(llvm::Module& module, const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts,
+                         llvm::TargetMachine& machine, const std::string& dir, std::vector<std::string>& paths) {
   // Generated in memory first, so that --time-report tells machine code
   // generation and the file write apart.
   std::vector<llvm::SmallVector<char, 0>> objects;
-  {
+  if (!unoptimised_parts.empty()) {
+    Phase p("optimise + machine code (partitions in parallel)");
+    if (std::string err = generate_parts(&module, unoptimised_parts, machine, true, objects); !err.empty())
+      return err;
+  } else {
     Phase p("machine code (isel, regalloc, emit)");
     unsigned n = partitions_for(module, machine);
     std::string err = n > 1 ? generate_split(module, machine, n, objects)
@@ -219,6 +242,11 @@ std::string link(const std::vector<std::string>& objects, const std::string& arc
 
 }  // namespace
 
+unsigned build_threads() {
+  if (const char* env = std::getenv("WOC_CODEGEN_THREADS"); env && *env) return std::max(1, std::atoi(env));
+  return std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()), kMaxPartitions);
+}
+
 std::string runtime_archive_path() {
   llvm::SmallString<256> exe;
   if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return WOC_RUNTIME_ARCHIVE;
@@ -235,15 +263,15 @@ std::string check_output_path(const std::string& out_path) {
   return "";
 }
 
-std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
-                             const std::string& out_path) {
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
+                             const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts) {
   std::string archive = runtime_archive_path();
   if (!llvm::sys::fs::exists(archive)) return "cannot find the runtime library " + archive;
   TempDir tmp;
   if (tmp.path().empty()) return "cannot create a temporary directory";
   bool static_cxx = static_cxx_runtime(module);  // before splitting moves the module's functions
   std::vector<std::string> objects;
-  if (auto err = emit_objects(module, machine, tmp.path(), objects); !err.empty()) return err;
+  if (auto err = emit_objects(module, unoptimised_parts, machine, tmp.path(), objects); !err.empty()) return err;
   return link(objects, archive, out_path, static_cxx);
 }
 

@@ -3,6 +3,9 @@
 // the system `c++` driver, into a native executable.
 #pragma once
 #include <string>
+#include <vector>
+
+#include <llvm/ADT/SmallVector.h>
 
 namespace llvm {
 class Module;
@@ -11,9 +14,16 @@ class TargetMachine;
 
 namespace wo::driver {
 
-// Returns "" on success, else a one-line message (woc exits 2).
-std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
-                             const std::string& out_path);
+// Returns "" on success, else a one-line message (woc exits 2). When
+// `unoptimised_parts` is not empty, `module` and those are the partitions of
+// the program (parallel_optimise.h), each optimised at -O2 and compiled on a
+// thread of its own.
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
+                             const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts = {});
+
+// Threads for the machine code (and the optimiser) of a large module: the
+// machine's cores, at most 4; WOC_CODEGEN_THREADS=N caps them (1: one).
+unsigned build_threads();
 
 // "" if an executable can be written at `out_path` as far as can be told
 // before compiling (its directory exists, it is not a directory), else why not.

@@ -6,6 +6,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Pass.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -14,6 +15,8 @@
 #include "common/diagnostics.h"
 #include "frontend/loader.h"
 #include "tools/woc/diag_output.h"
+#include "tools/woc/native_build.h"
+#include "tools/woc/parallel_optimise.h"
 #include "tools/woc/time_report.h"
 #include "sema/program_info.h"
 #include "sema/sema.h"
@@ -106,7 +109,17 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   }
   {
     Phase p("optimise (-O pipeline)");
-    out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
+    // An executable at -O2: a large program is optimised in partitions, on
+    // several threads, by the build (docs/decisions/0067). Not when the
+    // optimised module is asked for (--emit-llvm), nor under a sanitizer or
+    // LLVM's pass timers (not thread-safe): those see the one module.
+    if (with_c_main && opts.opt_level == 2 && opts.emit_llvm.empty() && !*WOC_SANITIZE && !llvm::TimePassesIsEnabled) {
+      out.fast_codegen = codegen::prepare_optimize(*out.module, opts.opt_level);
+      if (!out.fast_codegen) out.unoptimised_parts = partition_for_optimising(*out.module, build_threads());
+      if (out.unoptimised_parts.empty()) codegen::run_pipeline(*out.module, machine, opts.opt_level);
+    } else {
+      out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
+    }
   }
   if (!opts.emit_llvm.empty()) {
     Phase p("write --emit-llvm");

@@ -5,6 +5,9 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <vector>
+
+#include <llvm/ADT/SmallVector.h>
 
 #include "tools/woc/options.h"
 
@@ -33,6 +36,10 @@ struct Compiled {
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> module;  // set when a machine was given and status == 0
   bool fast_codegen = false;  // a function was too large to optimise: emit machine code at -O0 too
+  // A large program built at -O2: `module` is its first partition and these
+  // the others, as bitcode, all optimised by the build on several threads
+  // (parallel_optimise.h); `module` is then not optimised yet.
+  std::vector<llvm::SmallVector<char, 0>> unoptimised_parts;
 };
 
 // Compiles `opts.path`. With `machine` == nullptr stops after sema (woc check

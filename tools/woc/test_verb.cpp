@@ -214,7 +214,7 @@ int test_verb(const Options& opts) {
   } cleanup{tmp};
   if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
   std::string exe = (tmp / "tests").string();
-  if (std::string failed = build_executable(*c.module, *machine, exe); !failed.empty()) return driver_failure(failed);
+  if (std::string failed = build_executable(*c.module, *machine, exe, c.unoptimised_parts); !failed.empty()) return driver_failure(failed);
   c.module.reset();
 
   fs::path cwd = fs::is_directory(opts.path, ec) ? fs::path(opts.path) : fs::path(opts.path).parent_path();

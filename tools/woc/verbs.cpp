@@ -60,7 +60,7 @@ int build_verb(const Options& opts) {
   Compiled c = compile(opts, machine.get(), true);
   if (c.status != 0) return c.status;
   if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
-  std::string failed = build_executable(*c.module, *machine, opts.output);
+  std::string failed = build_executable(*c.module, *machine, opts.output, c.unoptimised_parts);
   return failed.empty() ? 0 : driver_failure(failed);
 }
 

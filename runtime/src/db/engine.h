@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -51,6 +52,16 @@ class Engine {
   int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
   void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
   void remove(uint32_t cls, int64_t id, const WoSite* site);
+
+  // Rows held outside the engine (a PostgreSQL WO_DATA, decision 0056):
+  // see Store::hold_outside. Call before any statement runs.
+  void hold_outside(std::vector<bool> classes, Store::OutsideExists exists) {
+    store_.hold_outside(std::move(classes), exists);
+  }
+  // Deletes outside row (cls, id) by calling `del` under the write lock,
+  // unless a RAM row refers to it (trap FK restrict): no RAM row can take a
+  // ref to it between the check and the delete. `del` must not park.
+  void outside_remove(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del);
 
   uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
   bool exists(uint32_t cls, int64_t id);

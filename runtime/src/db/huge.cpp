@@ -1,47 +1,32 @@
 // Huge-page backed memory for the store's large structures (see huge.h).
 #include "huge.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
 #include "../trap.h"
+#include "boot_memory.h"
 
 namespace wo::db {
 namespace {
 
-constexpr size_t kHuge = size_t{2} << 20;
+// A region: from 2 MiB up its own mapping advised huge (boot_memory.h),
+// below that calloc. Zeroed either way.
+void* region_alloc(size_t bytes) {
+  void* p = bytes >= kHugeFrom ? huge_map(bytes) : std::calloc(1, bytes);
+  if (!p) wo::raise_oom();
+  return p;
+}
+
+void region_free(void* p, size_t bytes) noexcept {
+  if (bytes >= kHugeFrom)
+    huge_unmap(p, bytes);
+  else
+    std::free(p);
+}
 
 }  // namespace
-
-void* huge_alloc_zeroed(size_t bytes) {
-  if (bytes < kHuge) {
-    void* p = std::calloc(1, bytes ? bytes : 1);
-    if (!p) wo::raise_oom();
-    return p;
-  }
-  size_t len = (bytes + kHuge - 1) & ~(kHuge - 1);
-  // Over-map by one huge page and trim, so the range is 2 MiB aligned.
-  void* m = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) wo::raise_oom();
-  auto a = reinterpret_cast<uintptr_t>(m);
-  uintptr_t b = (a + kHuge - 1) & ~(kHuge - 1);
-  if (b > a) munmap(m, b - a);
-  if (a + kHuge > b) munmap(reinterpret_cast<void*>(b + len), a + kHuge - b);
-  madvise(reinterpret_cast<void*>(b), len, MADV_HUGEPAGE);  // advice: no huge pages is not an error
-  return reinterpret_cast<void*>(b);
-}
-
-void huge_free(void* p, size_t bytes) noexcept {
-  if (!p) return;
-  if (bytes < kHuge) {
-    std::free(p);
-    return;
-  }
-  munmap(p, (bytes + kHuge - 1) & ~(kHuge - 1));
-}
 
 BlockArena::BlockArena(BlockArena&& o) noexcept
     : block_(o.block_), free_(o.free_), next_(o.next_), end_(o.end_), regions_(std::move(o.regions_)) {
@@ -76,10 +61,10 @@ void* BlockArena::alloc() {
     // changes nothing.
     size_t last = regions_.empty() ? 0 : regions_.back().bytes;
     size_t bytes = last ? last * 2 : 4 * block_;
-    if (bytes > kHuge) bytes = kHuge;
+    if (bytes > kHugeFrom) bytes = kHugeFrom;
     if (bytes < block_) bytes = block_;
     regions_.reserve(regions_.size() + 1);
-    char* base = static_cast<char*>(huge_alloc_zeroed(bytes));
+    char* base = static_cast<char*>(region_alloc(bytes));
     regions_.push_back(Region{base, bytes});
     next_ = base;
     end_ = base + bytes;
@@ -96,7 +81,7 @@ void BlockArena::free(void* p) noexcept {
 }
 
 void BlockArena::release_all() noexcept {
-  for (const Region& r : regions_) huge_free(r.base, r.bytes);
+  for (const Region& r : regions_) region_free(r.base, r.bytes);
   regions_.clear();
   free_ = nullptr;
   next_ = end_ = nullptr;

@@ -1,27 +1,20 @@
-// Memory for the store's large in-RAM structures (unique hash slots, row
-// pages, ordered chunks) on transparent huge pages. A lookup or insert
-// touches a few random places in tens of megabytes; on 4 KiB pages each of
-// those is also a TLB miss, whose page walk (two-dimensional under a
-// hypervisor) cost about a third of a unique-key lookup (docs/perf.md,
-// "Through the language, round 3"). The kernel gives 2 MiB pages only to
-// 2 MiB-aligned ranges marked MADV_HUGEPAGE (THP mode `madvise`, Debian's
-// default); where it gives none, this is ordinary memory.
+// Row pages and ordered chunks on transparent huge pages. A lookup or
+// insert touches a few random places in tens of megabytes; on 4 KiB pages
+// each of those is also a TLB miss, whose page walk (two-dimensional under
+// a hypervisor) cost about a third of a unique-key lookup (docs/perf.md,
+// "Through the language, round 3"). The unique hash's slots get the same
+// from HugeAllocator (boot_memory.h); the regions here come from its
+// huge_map, so where the kernel gives no huge pages this is ordinary memory.
 #pragma once
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
 namespace wo::db {
 
-// `bytes` of zeroed memory; from 2 MiB upwards 2 MiB-aligned and advised
-// huge. Traps OOM. Free with huge_free and the same size.
-void* huge_alloc_zeroed(size_t bytes);
-void huge_free(void* p, size_t bytes) noexcept;
-
 // Fixed-size blocks carved from regions that grow geometrically up to
 // 2 MiB (advised huge); freed blocks are kept for reuse by this arena and
 // the regions are returned only when it goes (a table whose rows come and
-// go reuses its pages). A small structure costs a small region.
+// go reuses its pages; decision 0065). A small structure costs a small region.
 class BlockArena {
  public:
   explicit BlockArena(size_t block_bytes) : block_((block_bytes + 15) & ~size_t{15}) {}

@@ -139,25 +139,11 @@ void OrderedIndex::erase(std::string_view key, int64_t id) {
 }
 
 void OrderedIndex::assign(std::vector<IndexEntry> sorted) {
-  clear();
-  size_t half = kMax / 2;
-  fences_.reserve(sorted.size() / half + 1);
-  chunks_.reserve(sorted.size() / half + 1);
-  try {
-    for (size_t i = 0; i < sorted.size(); i += half) {
-      chunks_.push_back(new_chunk());  // first, so clear() frees what a trap leaves
-      Chunk& v = *chunks_.back();
-      size_t n = std::min(half, sorted.size() - i);
-      for (size_t k = 0; k < n; ++k) {
-        v.e[k] = make_entry(sorted[i + k].key, sorted[i + k].id);
-        v.n = static_cast<uint32_t>(k + 1);
-      }
-      fences_.push_back(v.e[n - 1]);
-    }
-  } catch (...) {
-    clear();
-    throw;
-  }
+  size_t i = 0;
+  assign_from(sorted.size(), [&] {
+    const IndexEntry& e = sorted[i++];
+    return std::pair<std::string_view, int64_t>(e.key, e.id);
+  });
 }
 
 }  // namespace wo::db

@@ -14,6 +14,7 @@
 // std::string entries this replaces were 40 bytes moved one by one, and
 // that shifting was a third of 1M-row inserts (docs/perf.md).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "huge.h"
@@ -176,6 +178,32 @@ class OrderedIndex {
   void erase(std::string_view key, int64_t id);
   // Replaces the content with `sorted` entries (ascending, distinct).
   void assign(std::vector<IndexEntry> sorted);
+  // The same with the `n` entries given one by one in order, next() ->
+  // std::pair<std::string_view, int64_t> (the key needs to live only until
+  // the next call): a bulk build that never holds them all as strings.
+  template <class Next>
+  void assign_from(size_t n, Next&& next) {
+    clear();
+    size_t half = kMax / 2;  // half full: room for inserts before a split
+    fences_.reserve(n / half + 1);
+    chunks_.reserve(n / half + 1);
+    try {
+      for (size_t i = 0; i < n; i += half) {
+        chunks_.push_back(new_chunk());  // first, so clear() frees what a trap leaves
+        Chunk& v = *chunks_.back();
+        size_t m = std::min(half, n - i);
+        for (size_t k = 0; k < m; ++k) {
+          auto [key, id] = next();
+          v.e[k] = make_entry(key, id);
+          v.n = static_cast<uint32_t>(k + 1);
+        }
+        fences_.push_back(v.e[m - 1]);
+      }
+    } catch (...) {
+      clear();
+      throw;
+    }
+  }
   void clear();
 
  private:

@@ -3,15 +3,22 @@
 
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <system_error>
 #include <thread>
 
+#include "boot_memory.h"
 #include "bulk_index.h"
 #include "codec.h"
 #include "frame.h"
 #include "row.h"
 
 namespace wo::db {
+
+namespace testing {
+size_t replay_window_words = size_t{2} << 20;  // 16 MiB
+}
+
 namespace {
 
 class Replayer {
@@ -39,7 +46,7 @@ class Replayer {
         if (!v3_ || !out_->has_head || phase_ != Phase::Snapshot) return fail(why, "rows outside a snapshot");
         const ClassMap* m = target(cls, why);
         if (!m) return false;
-        blocks_.push_back(Block{payload.substr(r.pos()), m, count, {}, {}, {}});
+        blocks_.push_back(Block{payload.substr(r.pos()), m, count, nullptr, 0, 0, {}, {}});
         out_->records += count;
         return true;
       }
@@ -93,41 +100,46 @@ class Replayer {
     return &m->second;
   }
 
-  // `row` becomes row `id` of `t` (any row there before is freed).
-  void put(Table& t, uint32_t target, int64_t id, Row* row) {
+  // A copy of `row` becomes row `id` of `t` (any row there before is
+  // freed); the table owns its blobs, `row`'s memory stays the caller's.
+  void place(Table& t, uint32_t target, int64_t id, const Row* row) {
     if (t.find(id)) t.destroy(id);
-    t.put(id, row);
+    t.place(id, row);
     max_id_[target] = std::max(max_id_[target], id);
   }
 
-  // A snapshot's ROWS frame, decoded once every block is known.
+  // A snapshot's ROWS frame, decoded once every block is known, into its
+  // part of one scratch buffer: per row its id, then the Row (header and
+  // slots) that Table::place copies into its page.
   struct Block {
     std::string_view body;  // n times `id:u64 row`
     const ClassMap* map;
     uint64_t count;
-    std::vector<std::pair<int64_t, Row*>> rows;
+    uint64_t* out = nullptr;  // room for `count` rows
+    size_t words = 0;         // per row: 1 + the Row's words
+    uint64_t done = 0;        // rows decoded
     std::string why;
     std::exception_ptr error;  // an OOM trap on the helper thread
   };
 
-  void decode(Block& b) {
+  void decode(Block& b, BootArena::Cursor& arena) {
     try {
       const ClassDef& from = log_schema_.classes[b.map->log_index];
       const Table& t = store_.table(b.map->target);
       Reader r(b.body);
-      b.rows.reserve(static_cast<size_t>(std::min<uint64_t>(b.count, b.body.size() / 8)));
-      for (uint64_t i = 0; i < b.count; ++i) {
+      uint64_t* at = b.out;
+      for (uint64_t i = 0; i < b.count; ++i, at += b.words) {
         auto id = static_cast<int64_t>(r.u64());
         if (!r.ok() || id < 1) {
           b.why = "bad row id in a snapshot" + where(t, id);
           return;
         }
-        Row* row = decode_row(r, from, t.def(), b.map->to);
-        if (!row) {
+        if (!decode_row_into(r, from, t.def(), b.map->to, reinterpret_cast<Row*>(at + 1), &arena)) {
           b.why = "undecodable row" + where(t, id);
           return;
         }
-        b.rows.emplace_back(id, row);
+        at[0] = static_cast<uint64_t>(id);
+        b.done++;
       }
       if (!r.done()) b.why = "trailing bytes in a snapshot block";
     } catch (...) {
@@ -136,35 +148,52 @@ class Replayer {
   }
 
   // The snapshot's rows into their tables: the blocks are decoded on two
-  // threads (each row is its own allocations; the tables are not touched),
-  // then put in file order on this one.
+  // threads (blobs from the boot arena, rows into the scratch buffer; the
+  // tables are not touched), then placed in file order on this one.
   bool load_blocks(std::string* why) {
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < blocks_.size();) decode(blocks_[i]);
-    };
-    std::thread helper;
-    if (blocks_.size() > 1 && std::thread::hardware_concurrency() > 1) {
-      try {
-        helper = std::thread(work);
-      } catch (const std::system_error&) {  // no thread: this one decodes them all
+    // A row is at least its 8-byte id, so a count the body cannot hold is
+    // cut to what it can (and then fails as a truncated row).
+    // The blocks go in windows of about kWindowWords decoded words, one
+    // scratch buffer reused for each (a buffer for the whole snapshot was
+    // 400 MB of fresh memory at 10M rows, and fresh memory is what boot
+    // pays most for).
+    const size_t kWindowWords = testing::replay_window_words;
+    size_t n = blocks_.size(), most = 0;
+    std::vector<size_t> ends;  // each window's end
+    for (size_t i = 0, words = 0; i < n; ++i) {
+      Block& b = blocks_[i];
+      b.count = std::min<uint64_t>(b.count, b.body.size() / 8);
+      b.words = 2 + store_.table(b.map->target).def().fields.size();
+      size_t w = static_cast<size_t>(b.count) * b.words;
+      if (words > 0 && words + w > kWindowWords) {
+        ends.push_back(i);
+        words = 0;
       }
+      words += w;
+      most = std::max(most, words);
     }
-    work();
-    if (helper.joinable()) helper.join();
+    if (n > 0) ends.push_back(n);
+    std::vector<uint64_t, HugeAllocator<uint64_t>> scratch;
+    scratch.resize(most);
+    // This thread places each block in file order as soon as it and those
+    // before it are decoded, between decoding blocks of its own, so the
+    // copying into the id pages overlaps the helper's decoding.
     bool ok = true;
     std::exception_ptr error;
-    for (Block& b : blocks_) {
+    auto place_block = [&](Block& b) {
       Table& t = store_.table(b.map->target);
-      for (auto& [id, row] : b.rows) {
+      uint64_t* row = b.out;
+      for (uint64_t i = 0; i < b.done; ++i, row += b.words) {
+        auto id = static_cast<int64_t>(row[0]);
+        Row* r = reinterpret_cast<Row*>(row + 1);
         if (ok && t.find(id)) {
           *why = "a snapshot holds a row twice" + where(t, id);
           ok = false;
         }
         if (ok)
-          put(t, b.map->target, id, row);
+          place(t, b.map->target, id, r);
         else
-          row_free(t.def(), row);
+          row_free_blobs(t.def(), r);
       }
       if (ok && b.error) error = b.error;
       if (ok && !b.why.empty()) {
@@ -172,7 +201,50 @@ class Replayer {
         ok = false;
       }
       if (error) ok = false;
+    };
+    size_t placed = 0, end = 0;
+    std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[n]);
+    for (size_t i = 0; i < n; ++i) ready[i].store(false, std::memory_order_relaxed);
+    std::exception_ptr place_error;  // an OOM trap while placing: rethrown once the helper is joined
+    auto place_ready = [&](bool all) {
+      try {
+        while (placed < end && !place_error && (all || ready[placed].load(std::memory_order_acquire)))
+          place_block(blocks_[placed++]);
+      } catch (...) {
+        place_error = std::current_exception();
+      }
+    };
+    std::atomic<size_t> next{0};
+    auto work = [&](BootArena::Cursor* arena, bool places) {
+      for (size_t i; (i = next.fetch_add(1)) < end;) {
+        decode(blocks_[i], *arena);
+        ready[i].store(true, std::memory_order_release);
+        if (places) place_ready(false);
+      }
+    };
+    // Kept across windows: each holds the rest of its 1 MiB piece.
+    BootArena::Cursor mine(&store_.boot_arena()), theirs(&store_.boot_arena());
+    for (size_t w : ends) {
+      if (place_error) break;
+      uint64_t* at = scratch.data();
+      for (size_t i = placed; i < w; ++i) {
+        blocks_[i].out = at;
+        at += blocks_[i].count * blocks_[i].words;
+      }
+      end = w;
+      next = placed;
+      std::thread helper;
+      if (end - placed > 1 && std::thread::hardware_concurrency() > 1) {
+        try {
+          helper = std::thread(work, &theirs, false);
+        } catch (const std::system_error&) {  // no thread: this one decodes them all
+        }
+      }
+      work(&mine, true);
+      if (helper.joinable()) helper.join();
+      place_ready(true);
     }
+    if (place_error) std::rethrow_exception(place_error);
     blocks_.clear();
     if (error) std::rethrow_exception(error);
     return ok;
@@ -208,21 +280,23 @@ class Replayer {
       case kInsert:
       case kUpdate: {
         if (id < 1) return fail(why, "bad row id" + where(t, id));
-        Row* row = decode_row(r, from, t.def(), m->to);
-        if (!row || !r.done()) {
-          row_free(t.def(), row);
+        row_buf_.resize(1 + t.def().fields.size());
+        Row* row = reinterpret_cast<Row*>(row_buf_.data());
+        if (!decode_row_into(r, from, t.def(), m->to, row, &arena_)) return fail(why, "undecodable row" + where(t, id));
+        if (!r.done()) {
+          row_free_blobs(t.def(), row);
           return fail(why, "undecodable row" + where(t, id));
         }
         Row* old = t.find(id);
         if (!lenient && kind == kInsert && old) {
-          row_free(t.def(), row);
+          row_free_blobs(t.def(), row);
           return fail(why, "insert re-creates an existing row" + where(t, id));
         }
         if (!lenient && kind == kUpdate && !old) {
-          row_free(t.def(), row);
+          row_free_blobs(t.def(), row);
           return fail(why, "update of a missing row" + where(t, id));
         }
-        put(t, m->target, id, row);
+        place(t, m->target, id, row);
         return true;
       }
       case kRemove:
@@ -243,6 +317,8 @@ class Replayer {
   std::vector<int64_t> max_id_;
   bool refused_ = false;
   std::vector<Block> blocks_;  // ROWS frames not yet decoded
+  BootArena::Cursor arena_{&store_.boot_arena()};  // this thread's, for the log's records
+  std::vector<uint64_t> row_buf_;  // a log record's row, before it is placed
 };
 
 }  // namespace
@@ -251,6 +327,9 @@ bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, co
             const Schema& program, Store& store, ReplayResult* out, std::string* err, FrameSum sum) {
   *out = ReplayResult{};
   store.set_counting(false);
+  // Blobs take at most about twice their bytes in the file (an 8-byte
+  // length for a 4-byte one, 8-byte alignment); address space only.
+  store.boot_arena().open(2 * size + (size_t{64} << 20));
   Replayer rp(program, store, out, version >= 3);
   size_t off = start;
   for (;;) {

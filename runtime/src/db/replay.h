@@ -49,4 +49,10 @@ bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, co
             const Schema& program, Store& store, ReplayResult* out, std::string* err,
             FrameSum sum = FrameSum::Crc32c);
 
+namespace testing {
+// Tests: how many decoded words of a snapshot's rows boot holds at a time
+// (its blocks go in windows of about this much; default 2 Mi words).
+extern size_t replay_window_words;
+}  // namespace testing
+
 }  // namespace wo::db

@@ -109,6 +109,14 @@ size_t encoded_row_size(const ClassDef& c, const uint64_t* slots) {
 
 Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map) {
   Row* row = row_alloc(to);
+  if (decode_row_into(r, from, to, map, row, nullptr)) return row;
+  std::free(row);
+  return nullptr;
+}
+
+bool decode_row_into(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map, Row* row,
+                     BootArena::Cursor* arena) {
+  row->inbound = 0;
   // Which `to` fields the log filled: a word of bits for up to 64 fields
   // (boot decodes a row per record; a heap vector each time showed up).
   uint64_t small = 0;
@@ -117,6 +125,21 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
     if (f < 64) small |= uint64_t{1} << f; else big[f] = true;
   };
   auto filled = [&](size_t f) { return f < 64 ? (small >> f & 1) != 0 : static_cast<bool>(big[f]); };
+  auto blob = [&](std::string_view s) {
+    if (arena)
+      if (void* p = arena->alloc(sizeof(Blob) + s.size())) {
+        auto* b = static_cast<Blob*>(p);
+        b->len = s.size();
+        std::memcpy(b->bytes(), s.data(), s.size());
+        return reinterpret_cast<uint64_t>(b);
+      }
+    return blob_word(s.data(), s.size());
+  };
+  // Blobs made so far, freed if a later field is malformed.
+  auto undo = [&] {
+    for (size_t i = 0; i < to.fields.size(); ++i)
+      if (filled(i)) word_free(to.fields[i], row->slots()[i]);
+  };
   for (size_t i = 0; i < from.fields.size() && r.ok(); ++i) {
     uint64_t w;
     if (!is_blob(from.fields[i].kind)) {
@@ -129,10 +152,10 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
         std::string_view s = r.bytes(n);
         if (!r.ok()) break;
         if (is_container(from.fields[i].kind) && !valid_container(from.fields[i], s)) {
-          row_free(to, row);  // passes the CRC but does not decode: corruption
-          return nullptr;
+          undo();  // passes the CRC but does not decode: corruption
+          return false;
         }
-        w = map[i] < 0 ? 0 : blob_word(s.data(), n);
+        w = map[i] < 0 ? 0 : blob(s);
       }
     }
     if (map[i] >= 0) {
@@ -141,12 +164,12 @@ Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::
     }
   }
   if (!r.ok()) {
-    row_free(to, row);
-    return nullptr;
+    undo();
+    return false;
   }
   for (size_t i = 0; i < to.fields.size(); ++i)
     if (!filled(i)) row->slots()[i] = zero_word(to.fields[i]);
-  return row;
+  return true;
 }
 
 }  // namespace wo::db

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "boot_memory.h"
 #include "codec.h"
 #include "schema.h"
 
@@ -33,7 +34,10 @@ inline constexpr uint64_t kMaxBlob = 0xFFFFFFFEu;
 
 inline const Blob* as_blob(uint64_t w) { return reinterpret_cast<const Blob*>(w); }
 uint64_t blob_word(const char* p, uint64_t n);     // traps OOM
-inline void blob_free(uint64_t w) { std::free(reinterpret_cast<void*>(w)); }
+// A blob of the boot arena is not freed on its own (boot_memory.h).
+inline void blob_free(uint64_t w) {
+  if (!boot_arena_owns(reinterpret_cast<const void*>(w))) std::free(reinterpret_cast<void*>(w));
+}
 
 Row* row_alloc(const ClassDef& c);                 // inbound 0, slots 0; traps OOM
 void row_free(const ClassDef& c, Row* r);          // and its blobs (NULL-safe)
@@ -66,5 +70,10 @@ size_t encoded_row_size(const ClassDef& c, const uint64_t* slots);
 // `to`: `map[i]` is the `to` field that log field i becomes, or -1 when it
 // was dropped; `to` fields nobody maps to get zero_word. NULL if malformed.
 Row* decode_row(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map);
+// The same into `row` (room for `to`'s slots, the caller's memory), its
+// blobs from `arena` while it has room (boot). false if malformed (the
+// blobs it made are freed).
+bool decode_row_into(Reader& r, const ClassDef& from, const ClassDef& to, const std::vector<int32_t>& map, Row* row,
+                     BootArena::Cursor* arena);
 
 }  // namespace wo::db

@@ -11,16 +11,39 @@ int Store::missing_ref(const Table& t, const uint64_t* slots) const {
   const ClassDef& c = t.def();
   for (size_t i = 0; i < c.fields.size(); ++i) {
     const Field& f = c.fields[i];
-    if (f.kind == Kind::Ref && slots[i] != 0 &&
-        !tables_[f.ref_class]->find(static_cast<int64_t>(slots[i])))
-      return static_cast<int>(i);
+    if (f.kind == Kind::Ref && !ref_target_exists(f, slots[i])) return static_cast<int>(i);
   }
   return -1;
 }
 
+bool Store::ref_target_exists(const Field& f, uint64_t target) const {
+  if (target == 0) return true;
+  uint32_t cls = static_cast<uint32_t>(f.ref_class);
+  if (outside(cls)) return outside_exists_(cls, static_cast<int64_t>(target));
+  return tables_[cls]->find(static_cast<int64_t>(target)) != nullptr;
+}
+
+void Store::hold_outside(std::vector<bool> classes, OutsideExists exists) {
+  outside_ = std::move(classes);
+  outside_exists_ = exists;
+}
+
+uint64_t Store::outside_inbound(uint32_t cls, int64_t id) const {
+  auto it = outside_inbound_.find({cls, id});
+  return it == outside_inbound_.end() ? 0 : it->second;
+}
+
 void Store::bump(const Field& f, uint64_t target, int delta) {
   if (!counting_ || target == 0) return;
-  if (Row* r = tables_[f.ref_class]->find(static_cast<int64_t>(target))) r->inbound += delta;
+  uint32_t cls = static_cast<uint32_t>(f.ref_class);
+  if (outside(cls)) {
+    auto key = std::make_pair(cls, static_cast<int64_t>(target));
+    uint64_t& n = outside_inbound_[key];
+    n += static_cast<uint64_t>(static_cast<int64_t>(delta));
+    if (n == 0) outside_inbound_.erase(key);
+    return;
+  }
+  if (Row* r = tables_[cls]->find(static_cast<int64_t>(target))) r->inbound += delta;
 }
 
 void Store::count_refs(const ClassDef& c, const uint64_t* slots, int delta) {
@@ -90,6 +113,7 @@ void Store::recount() {
     return;
   }
   for (auto& t : tables_) t->each([](int64_t, Row* r) { r->inbound = 0; });
+  outside_inbound_.clear();
   counting_ = true;
   for (auto& t : tables_) t->each([&](int64_t, Row* r) { count_refs(t->def(), r->slots(), +1); });
 }

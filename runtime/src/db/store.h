@@ -6,8 +6,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
+#include "boot_memory.h"
 #include "schema.h"
 #include "table.h"
 
@@ -24,6 +26,18 @@ class Store {
 
   // The first ref field of `slots` (non-nil) naming a missing row, or -1.
   int missing_ref(const Table& t, const uint64_t* slots) const;
+  // Whether the row a ref field's word names exists (nil: yes).
+  bool ref_target_exists(const Field& f, uint64_t target) const;
+
+  // Classes whose rows live outside the engine (a PostgreSQL WO_DATA's
+  // durable tables, decision 0056): a RAM row's ref to one is checked by
+  // `exists` (called under the engine's write lock; it must not park), and
+  // counted here instead of in the target row's `inbound`.
+  using OutsideExists = bool (*)(uint32_t cls, int64_t id);
+  void hold_outside(std::vector<bool> classes, OutsideExists exists);
+  bool outside(uint32_t cls) const { return cls < outside_.size() && outside_[cls]; }
+  // RAM rows referring to outside row (cls, id).
+  uint64_t outside_inbound(uint32_t cls, int64_t id) const;
 
   // `row` enters `t` as `id` (slot empty): indexes, and +1 on each row it
   // refers to. All or nothing under OOM: on success the table owns the
@@ -43,13 +57,26 @@ class Store {
   void set_counting(bool on) { counting_ = on; }
   void recount();
 
+  // Where replay puts the blobs of the rows it loads (boot_memory.h); it
+  // outlives every table.
+  BootArena& boot_arena() { return arena_; }
+
  private:
   void count_refs(const ClassDef& c, const uint64_t* slots, int delta);
   void bump(const Field& f, uint64_t target, int delta);
 
   const Schema* schema_;
+  BootArena arena_;  // before tables_: unmapped after their rows are gone
   std::vector<std::unique_ptr<Table>> tables_;
   bool counting_ = true;
+  std::vector<bool> outside_;
+  OutsideExists outside_exists_ = nullptr;
+  struct OutsideKeyHash {
+    size_t operator()(const std::pair<uint32_t, int64_t>& k) const {
+      return std::hash<int64_t>()(k.second) * 31 + k.first;
+    }
+  };
+  std::unordered_map<std::pair<uint32_t, int64_t>, uint64_t, OutsideKeyHash> outside_inbound_;
 };
 
 }  // namespace wo::db

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
-#include <utility>
+#include <vector>
 
-#include "huge.h"
+#include "boot_memory.h"
 
 namespace wo::db {
 
@@ -37,25 +37,6 @@ inline uint64_t key_hash(std::string_view k) {
 
 class UniqueHash {
  public:
-  UniqueHash() = default;
-  ~UniqueHash() { huge_free(slots_, cap_ * sizeof(Slot)); }
-  UniqueHash(const UniqueHash&) = delete;
-  UniqueHash& operator=(const UniqueHash&) = delete;
-  UniqueHash(UniqueHash&& o) noexcept
-      : slots_(std::exchange(o.slots_, nullptr)), cap_(std::exchange(o.cap_, 0)), mask_(std::exchange(o.mask_, 0)),
-        used_(std::exchange(o.used_, 0)), live_(std::exchange(o.live_, 0)) {}
-  UniqueHash& operator=(UniqueHash&& o) noexcept {
-    if (this != &o) {
-      clear();
-      std::swap(slots_, o.slots_);
-      std::swap(cap_, o.cap_);
-      std::swap(mask_, o.mask_);
-      std::swap(used_, o.used_);
-      std::swap(live_, o.live_);
-    }
-    return *this;
-  }
-
   // Keys of up to kInline bytes (every Int-shaped or Float key and short
   // Texts) are kept in their slot and confirmed there; a longer one is
   // confirmed by same(id) against the row.
@@ -65,7 +46,7 @@ class UniqueHash {
   // key not held in its slot), or 0.
   template <class Same>
   int64_t find(uint64_t h, std::string_view key, Same&& same) const {
-    if (!cap_) return 0;
+    if (slots_.empty()) return 0;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.h == 0) return 0;
@@ -77,7 +58,7 @@ class UniqueHash {
   // Adds (h, id) with its key; grows first, so an allocation failure
   // changes nothing.
   void insert(uint64_t h, int64_t id, std::string_view key) {
-    if ((used_ + 1) * 4 > cap_ * 3) grow();
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow();
     size_t i = h & mask_;
     while (slots_[i].h != 0 && slots_[i].id > 0) i = (i + 1) & mask_;
     if (slots_[i].h == 0) used_++;  // a reused tombstone was counted already
@@ -92,9 +73,77 @@ class UniqueHash {
     }
     live_++;
   }
+  // Adds (h, id) with `key` unless an entry with that key is there already
+  // (same(id) confirms a key not held in its slot), in one probe where find
+  // then insert take two (boot's bulk build, bulk_index.cpp). The id of the
+  // entry found, or 0 once added.
+  template <class Same>
+  int64_t insert_new(uint64_t h, int64_t id, std::string_view key, Same&& same) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+    size_t hole = SIZE_MAX;  // the first tombstone of the run, reused as insert does
+    size_t i = h & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.h == 0) break;
+      if (s.id <= 0) {
+        if (hole == SIZE_MAX) hole = i;
+      } else if (s.h == h &&
+                 (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0)) {
+        return s.id;
+      }
+    }
+    if (hole != SIZE_MAX)
+      i = hole;
+    else
+      used_++;
+    Slot& s = slots_[i];
+    s.h = h;
+    s.id = id;
+    if (key.size() <= kInline) {
+      s.len = static_cast<uint8_t>(key.size());
+      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+    } else {
+      s.len = kLong;
+    }
+    live_++;
+    return 0;
+  }
+  // Boot's build on two threads (bulk_index.cpp): into a table sized once
+  // by reserve_empty (so it never grows and has no tombstones), each thread
+  // adds the keys whose probe starts in its part [lo, hi) of the slots, and
+  // only there: a probe that would leave the part changes nothing and
+  // answers kSpill (that key is added afterwards with insert_new). Else as
+  // insert_new, except that the counts are settled once by bulk_added.
+  static constexpr int64_t kSpill = -1;
+  size_t capacity() const { return slots_.size(); }
+  size_t home(uint64_t h) const { return h & mask_; }
+  template <class Same>
+  int64_t bulk_insert(size_t hi, uint64_t h, int64_t id, std::string_view key, Same&& same) {
+    for (size_t i = h & mask_; i < hi; ++i) {
+      Slot& s = slots_[i];
+      if (s.h == 0) {
+        s.h = h;
+        s.id = id;
+        if (key.size() <= kInline) {
+          s.len = static_cast<uint8_t>(key.size());
+          if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+        } else {
+          s.len = kLong;
+        }
+        return 0;
+      }
+      if (s.h == h && (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0))
+        return s.id;
+    }
+    return kSpill;
+  }
+  void bulk_added(size_t n) {
+    used_ += n;
+    live_ += n;
+  }
   // Removes (h, id) if present.
   void erase(uint64_t h, int64_t id) {
-    if (!cap_) return;
+    if (slots_.empty()) return;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.h == 0) return;
@@ -108,23 +157,23 @@ class UniqueHash {
   // Starts loading the slot where a probe for `h` begins (bulk_index.cpp
   // hashes a few rows ahead of inserting them: boot was a cache miss per row).
   void prefetch(uint64_t h) const {
-    if (cap_) __builtin_prefetch(&slots_[h & mask_]);
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
   }
   // Sizes an empty table for `n` entries, so they go in without a rebuild
   // (boot knows the row count before it builds the index; bulk_index.cpp).
   void reserve_empty(size_t n) {
-    if (cap_) return;
+    if (!slots_.empty()) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    slots_ = static_cast<Slot*>(huge_alloc_zeroed(cap * sizeof(Slot)));
-    cap_ = cap;
+    Slots fresh;
+    fresh.resize(cap);  // zero (HugeAllocator): untouched until the slots are filled
+    slots_.swap(fresh);
     mask_ = cap - 1;
   }
   size_t size() const { return live_; }
   void clear() {
-    huge_free(slots_, cap_ * sizeof(Slot));
-    slots_ = nullptr;
-    cap_ = mask_ = 0;
+    slots_.clear();
+    mask_ = 0;
     used_ = live_ = 0;
   }
 
@@ -138,29 +187,28 @@ class UniqueHash {
     int64_t id;   // > 0: live; -1: erased
     uint8_t len;  // the key's length when held in k, else kLong
     char k[kInline];
-  };
+  };  // all zero: empty
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
-    // Zeroed (every slot empty) and, from 2 MiB up, on huge pages (huge.h).
-    auto* next = static_cast<Slot*>(huge_alloc_zeroed(cap * sizeof(Slot)));
+    Slots next(cap, Slot{});
     size_t m = cap - 1;
-    for (size_t k = 0; k < cap_; ++k) {
-      const Slot& s = slots_[k];
+    for (const Slot& s : slots_) {
       if (s.h == 0 || s.id <= 0) continue;
       size_t i = s.h & m;
       while (next[i].h != 0) i = (i + 1) & m;
       next[i] = s;
     }
-    huge_free(slots_, cap_ * sizeof(Slot));
-    slots_ = next;
-    cap_ = cap;
+    slots_.swap(next);
     mask_ = m;
     used_ = live_;
   }
-  Slot* slots_ = nullptr;   // cap_ slots, zeroed when allocated
-  size_t cap_ = 0;
+  // From 2 MiB up on huge pages: probes are random over the whole table, and
+  // on 4 KiB pages each was a TLB miss besides the cache miss (a 1M-row
+  // boot spent most of its index build in them, docs/perf.md "Restart").
+  using Slots = std::vector<Slot, HugeAllocator<Slot>>;
+  Slots slots_;
   size_t mask_ = 0;
   size_t used_ = 0;   // live entries and tombstones
   size_t live_ = 0;

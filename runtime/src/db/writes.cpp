@@ -147,7 +147,7 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
     Tx* tx = current_tx();
     Row* row = t.find(id);
     if (!row) trap(TrapCode::DB, site, "no such row");
-    if (fd.kind == Kind::Ref && hold.w != 0 && !store_.table(fd.ref_class).find(static_cast<int64_t>(hold.w)))
+    if (fd.kind == Kind::Ref && !store_.ref_target_exists(fd, hold.w))
       trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + fd.name);
     std::vector<uint64_t>& s = t_slots;  // the row as it will be
     s.assign(row->slots(), row->slots() + c.fields.size());
@@ -173,6 +173,12 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
     seq = log_write(tx, log, rec);
   }
   if (seq) commit_->wait(seq);
+}
+
+void Engine::outside_remove(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del) {
+  auto lk = lock_write();
+  if (store_.outside_inbound(cls, id) != 0) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+  del();
 }
 
 void Engine::remove(uint32_t cls, int64_t id, const WoSite* site) {

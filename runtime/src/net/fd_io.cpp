@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "../observe.h"
 #include "../sched/io.h"
 #include "../trap.h"
 #include "common/traps.h"
@@ -31,6 +32,7 @@ Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t
              const WoSite* site) {
   for (;;) {
     ssize_t n = ::read(fd, buf, max);
+    observed_outside();
     if (n > 0) {
       *got = static_cast<size_t>(n);
       return Io::Done;

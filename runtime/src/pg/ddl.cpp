@@ -20,7 +20,7 @@ std::string zero_literal(const db::Field& f) {
   if (f.nullable) return "";
   switch (f.kind) {
     case db::Kind::Bool: return "false";
-    case db::Kind::Text: return "''";
+    case db::Kind::Text:
     case db::Kind::Bytes: return "'\\x'::bytea";
     case db::Kind::Multi:
     case db::Kind::Map: {
@@ -129,6 +129,21 @@ bool Store::setup(bool quiet, std::string* err) {
     for (size_t i = 0; i < old.fields.size(); ++i) {
       if (m.to[i] >= 0) kept[static_cast<size_t>(m.to[i])] = true;
       else if (!ok("ALTER TABLE " + quote_ident(k.name) + " DROP COLUMN " + quote_ident(old.fields[i].name)))
+        return done(false);
+    }
+    // A Text column made by a store of before decision 0056's revision was
+    // `text`: it becomes bytea, the same bytes (they were UTF-8 to get in).
+    for (size_t i = 0; i < k.fields.size(); ++i) {
+      if (!kept[i] || k.fields[i].kind != db::Kind::Text) continue;
+      PGresult* ty = sql("SELECT data_type = 'text' FROM information_schema.columns WHERE table_schema = "
+                         "current_schema() AND table_name = " + quote_literal(k.name) +
+                         " AND column_name = " + quote_literal(k.fields[i].name));
+      if (!ty) return done(false);
+      bool old_text = pq().ntuples(ty) == 1 && pq().getvalue(ty, 0, 0)[0] == 't';
+      pq().clear(ty);
+      std::string col = quote_ident(k.fields[i].name);
+      if (old_text && !ok("ALTER TABLE " + quote_ident(k.name) + " ALTER COLUMN " + col + " TYPE bytea USING convert_to(" +
+                          col + ", 'UTF8')"))
         return done(false);
     }
     for (size_t i = 0; i < k.fields.size(); ++i) {

@@ -48,15 +48,6 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
           *err = "table \"" + c.name + "\" has a field named id, which is the column of the row ids in PostgreSQL: rename the field";
           return 2;
         }
-    // A row in RAM cannot hold a reference the database checks and restricts.
-    for (const db::ClassDef& c : schema.classes)
-      for (const db::Field& fd : c.fields)
-        if (!c.durable() && fd.kind == db::Kind::Ref && schema.classes[static_cast<size_t>(fd.ref_class)].durable()) {
-          *err = "class \"" + c.name + "\" (in RAM) refers to the durable table \"" +
-                 schema.classes[static_cast<size_t>(fd.ref_class)].name +
-                 "\", which lives in PostgreSQL: such a ref is not supported with a PostgreSQL WO_DATA";
-          return 2;
-        }
     std::string why;
     if (!libpq(&why)) {
       *err = "WO_DATA names a PostgreSQL database, but " + why;
@@ -76,6 +67,8 @@ int open(const WoDbSchema* abi, const WoDbConfig* config, std::string* err) {
   }
   int rc = db::Engine::open(&ram, &cfg, err);
   if (rc != 0) return rc;
+  // A RAM row's ref to a durable table's row is checked against PostgreSQL.
+  if (store) db::Engine::instance()->hold_outside(store->owned(), &Store::exists_for_engine);
   g_store = store.release();
   return 0;
 }

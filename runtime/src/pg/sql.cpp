@@ -22,7 +22,7 @@ const char* sql_type(const db::Field& f) {
   switch (f.kind) {
     case db::Kind::Bool: return "boolean";
     case db::Kind::Float: return "double precision";
-    case db::Kind::Text: return "text COLLATE \"C\"";  // bytewise, as §1.6 orders Text
+    case db::Kind::Text:   // a byte string (NUL and any bytes, language.md), ordered bytewise
     case db::Kind::Bytes:
     case db::Kind::Multi:   // the engine's own encoding (db/value.h)
     case db::Kind::Map: return "bytea";
@@ -34,7 +34,7 @@ const char* sql_cast(const db::Field& f) {
   switch (f.kind) {
     case db::Kind::Bool: return "::boolean";
     case db::Kind::Float: return "::double precision";
-    case db::Kind::Text: return "::text";
+    case db::Kind::Text:
     case db::Kind::Bytes:
     case db::Kind::Multi:
     case db::Kind::Map: return "::bytea";

@@ -5,14 +5,26 @@
 
 #include <cstring>
 
+#include "result.h"
+
 #include "../db/engine.h"
 #include "../db/value.h"
+#include "../sched/external_wait.h"
 #include "../trap.h"
 #include "common/traps.h"
 
 namespace wo::pg {
 
 Store* g_store = nullptr;
+
+// The row an insert is writing, for fail(): the engine
+// checks refs before unique indexes, PostgreSQL the other way round, so a
+// write that breaks both is asked about its refs after the unique error.
+// (Passed along, not kept in a thread_local: a statement's fiber may park.)
+struct Written {
+  uint32_t cls;
+  const uint64_t* values;  // an insert's row
+};
 
 namespace {
 
@@ -27,12 +39,6 @@ thread_local TxState* t_tx = nullptr;
 
 [[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg, std::string detail = {}) {
   raise(static_cast<int64_t>(code), site, msg.c_str(), std::move(detail));
-}
-
-uint64_t be64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return __builtin_bswap64(v);
 }
 
 // Holds the bytes of the parameters of one statement.
@@ -90,35 +96,14 @@ std::string ph_int(size_t n) { return "$" + std::to_string(n) + "::bigint"; }
 
 }  // namespace
 
-// A result that is cleared when it goes.
-struct Store::Res {
-  PGresult* r = nullptr;
-  explicit Res(PGresult* p) : r(p) {}
-  Res(Res&& o) noexcept : r(o.r) { o.r = nullptr; }
-  ~Res() {
-    if (r) pq().clear(r);
-  }
-  int rows() const { return pq().ntuples(r); }
-  bool null(int i, int j) const { return pq().getisnull(r, i, j); }
-  int64_t i64(int i, int j) const { return static_cast<int64_t>(be64(pq().getvalue(r, i, j))); }
-  uint64_t word(const db::Field& f, int i, int j) const {
-    if (null(i, j)) return f.kind == db::Kind::Ref || db::is_blob(f.kind) || !f.nullable ? 0 : db::nil_word(f);
-    const char* p = pq().getvalue(r, i, j);
-    int n = pq().getlength(r, i, j);
-    switch (f.kind) {
-      case db::Kind::Bool: return p[0] ? 1 : 0;
-      case db::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
-      case db::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
-      case db::Kind::Multi:
-      case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
-      default: return be64(p);
-    }
-  }
-  int64_t affected() const { return std::strtoll(pq().cmdTuples(r), nullptr, 10); }
-};
 
 Store::Store(db::Schema schema, std::string uri) : schema_(std::move(schema)), pool_(std::move(uri)) {
   for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
+  ram_referrers_.assign(schema_.classes.size(), false);
+  for (const db::ClassDef& c : schema_.classes)
+    for (const db::Field& fd : c.fields)
+      if (!c.durable() && fd.kind == db::Kind::Ref && owned_[static_cast<size_t>(fd.ref_class)])
+        ram_referrers_[static_cast<size_t>(fd.ref_class)] = true;
 }
 
 Store::~Store() = default;
@@ -133,10 +118,14 @@ const db::Field& Store::field(uint32_t cls, uint32_t f, const WoSite* site) cons
   return c.fields[f];
 }
 
-void Store::fail(const Failure& f, Op op, const WoSite* site) {
+void Store::fail(const Failure& f, Op op, const WoSite* site, const Written* written) {
   if (f.connection) trap(TrapCode::DB, site, "PostgreSQL connection lost: " + f.message);
   if (f.sqlstate == "23505" || f.sqlstate == "23503") {
     if (f.sqlstate == "23503" && op == Op::Delete) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+    int bad = f.sqlstate == "23505" && written ? missing_ref(*written) : -1;
+    if (bad >= 0)
+      trap(TrapCode::FK, site, "referenced row does not exist: " + schema_.classes[written->cls].name + "." +
+                                   schema_.classes[written->cls].fields[static_cast<size_t>(bad)].name);
     auto it = violations_.find(f.constraint);
     TrapCode code = f.sqlstate == "23505" ? TrapCode::UNIQUE : TrapCode::FK;
     if (it != violations_.end()) trap(code, site, it->second.msg, it->second.detail);
@@ -148,14 +137,28 @@ void Store::fail(const Failure& f, Op op, const WoSite* site) {
   trap(TrapCode::DB, site, "PostgreSQL: " + f.message);
 }
 
-Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site) {
+int Store::missing_ref(const Written& w) {
+  const db::ClassDef& c = schema_.classes[w.cls];
+  for (size_t i = 0; i < c.fields.size(); ++i) {
+    const db::Field& fd = c.fields[i];
+    if (fd.kind != db::Kind::Ref) continue;
+    uint64_t target = w.values[i];
+    if (target != 0 && !exists(static_cast<uint32_t>(fd.ref_class), static_cast<int64_t>(target)))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
+                       const Written* written) {
+  observed_outside();  // a statement: what it reads may be news (rows.cpp)
   Failure f;
   if (TxState* tx = t_tx) {
     bool write = op != Op::Read;
     if (write) {  // a trapping statement inside the block changes nothing (`try` may go on)
       PGresult* sp = run_simple(*tx->conn, tx->savepoint ? "RELEASE SAVEPOINT wo_s; SAVEPOINT wo_s" : "SAVEPOINT wo_s",
                                 site, &f);
-      if (!sp) fail(f, op, site);
+      if (!sp) fail(f, op, site, written);
       pq().clear(sp);
       tx->savepoint = true;
     }
@@ -165,7 +168,7 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
       Failure ignore;
       if (PGresult* back = run_simple(*tx->conn, "ROLLBACK TO SAVEPOINT wo_s", site, &ignore)) pq().clear(back);
     }
-    fail(f, op, site);
+    fail(f, op, site, written);
   }
   std::string why;
   Conn* c = pool_.take(&why);
@@ -179,15 +182,16 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
     throw;
   }
   pool_.give(c);
-  if (!r) fail(f, op, site);
+  if (!r) fail(f, op, site, written);
   return Res(r);
 }
 
-WoList* Store::id_list(const Res& r) {
+WoList* Store::id_list(uint32_t cls, const Res& r) {
   int n = r.rows();
   WoList* xs = wo_list_new(WO_ELEM_INT, n);
   for (int i = 0; i < n; ++i) xs->data[i] = static_cast<uint64_t>(r.i64(i, 0));
   xs->len = n;
+  remember_ids(cls, xs);
   return xs;
 }
 
@@ -206,7 +210,8 @@ int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) 
     ps.add(c.fields[i], values[i], site);
   }
   sql += ")" + sel + " FROM n RETURNING id";
-  Res r = exec(sql, ps.all(), Op::Write, site);
+  Written w{cls, values};
+  Res r = exec(sql, ps.all(), Op::Write, site, &w);
   if (r.rows() != 1) trap(TrapCode::DB, site, "PostgreSQL: no id counter for table " + c.name);
   return r.i64(0, 0);
 }
@@ -217,6 +222,8 @@ void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSi
   Params ps(2);
   ps.add_int(id);
   ps.add(fd, value, site);
+  // (A set cannot break both a unique index and a ref: a row whose ref is
+  // already someone's key keeps its target from being deleted.)
   Res r = exec("UPDATE " + quote_ident(c.name) + " SET " + quote_ident(fd.name) + " = " + ph(2, fd) +
                    " WHERE id = $1::bigint",
                ps.all(), Op::Write, site);
@@ -224,6 +231,25 @@ void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSi
 }
 
 void Store::remove(uint32_t cls, int64_t id, const WoSite* site) {
+  if (!ram_referrers_[cls]) return remove_row(cls, id, site);
+  // Rows in RAM may refer to it (a volatile table's ref): the engine counts
+  // them, and deletes under its write lock, so none takes a ref to the row
+  // between its check and the DELETE. Inside a block the engine's gate is
+  // taken as well, until the block ends: a RAM insert elsewhere then waits
+  // for the COMMIT instead of finding the row still there before it.
+  if (in_tx()) ram_part(site);
+  db::Engine::need(site).outside_remove(cls, id, site, [&] {
+    sched::NoParkScope hold_the_shard;  // the engine's lock is held
+    remove_row(cls, id, site);
+  });
+}
+
+bool Store::exists_for_engine(uint32_t cls, int64_t id) {
+  sched::NoParkScope hold_the_shard;  // called under the engine's write lock
+  return g_store->exists(cls, id);
+}
+
+void Store::remove_row(uint32_t cls, int64_t id, const WoSite* site) {
   const db::ClassDef& c = schema_.classes[cls];
   Params ps(1);
   ps.add_int(id);
@@ -240,18 +266,6 @@ void Store::remove(uint32_t cls, int64_t id, const WoSite* site) {
   }
   Res r = exec("DELETE FROM " + quote_ident(c.name) + " WHERE id = $1::bigint", ps.all(), Op::Delete, site);
   if (r.affected() == 0) trap(TrapCode::DB, site, "no such row");
-}
-
-uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
-  Params ps(1);
-  ps.add_int(id);
-  Res r = exec("SELECT " + quote_ident(fd.name) + " FROM " + quote_ident(c.name) + " WHERE id = $1::bigint" +
-                   lock_suffix(),
-               ps.all(), Op::Read, site);
-  if (r.rows() == 0) trap(TrapCode::DB, site, "no such row");
-  return r.word(fd, 0, 0);
 }
 
 bool Store::exists(uint32_t cls, int64_t id) {
@@ -271,7 +285,7 @@ int64_t Store::count(uint32_t cls, const WoSite* site) {
 WoList* Store::scan(uint32_t cls, const WoSite* site) {
   Res r = exec("SELECT id FROM " + quote_ident(schema_.classes[cls].name) + " ORDER BY id" + lock_suffix(), {},
                Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 namespace {
@@ -295,7 +309,7 @@ WoList* Store::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, cons
     sql += " LIMIT " + ph_int(ps.size());
   }
   Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 int64_t Store::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite* site) {
@@ -316,11 +330,11 @@ WoList* Store::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, c
   for (size_t i = 0; i < ix.cols.size(); ++i)
     sql += (i ? " AND " : "") + equal_to(c.fields[ix.cols[i]], keys[i], ps, site);
   Res r = exec(sql + " ORDER BY id" + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
-// The order of wo_db_range: nil first, keys ascending (Text/Bytes bytewise
-// through COLLATE "C" and bytea, Float with NaN last as PostgreSQL orders
+// The order of wo_db_range: nil first, keys ascending (Text and Bytes
+// bytewise: bytea, Float with NaN last as PostgreSQL orders
 // float8), ties by ascending id; DESC reverses the keys only.
 WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
                      const WoSite* site) {
@@ -355,7 +369,7 @@ WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_
     sql += " LIMIT " + ph_int(ps.size());
   }
   Res r = exec(sql + lock_suffix(), ps.all(), Op::Read, site);
-  return id_list(r);
+  return id_list(cls, r);
 }
 
 // The keys are read here and sorted by the engine's one definition of key
@@ -395,6 +409,7 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
     throw;
   }
   wo_release(keys);
+  remember_ids(cls, ids);
 }
 
 // ---- transactions ------------------------------------------------------------

@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "../db/schema.h"
+#include "../observe.h"
 #include "conn.h"
 #include "wo_db.h"
 
 namespace wo::pg {
 
 struct Tx;
+struct Written;  // store.cpp: the row a write is storing
 
 class Store {
  public:
@@ -27,6 +29,7 @@ class Store {
   // (a transaction may touch RAM tables too: their undo is the engine's).
   Store* route(uint32_t cls, const WoSite* site) {
     if (cls < owned_.size() && owned_[cls]) return this;
+    observed_outside();  // a RAM table's statement (rows.cpp)
     if (in_tx()) ram_part(site);
     return nullptr;
   }
@@ -34,6 +37,10 @@ class Store {
   int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
   void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
   void remove(uint32_t cls, int64_t id, const WoSite* site);
+  // The engine's check of a RAM row's ref to a row here (Store::hold_outside
+  // in db/store.h): under the engine's write lock, so it never parks.
+  static bool exists_for_engine(uint32_t cls, int64_t id);
+  const std::vector<bool>& owned() const { return owned_; }
   uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
   bool exists(uint32_t cls, int64_t id);
   int64_t count(uint32_t cls, const WoSite* site);
@@ -61,15 +68,21 @@ class Store {
  private:
   enum class Op { Read, Write, Delete };
   struct Res;
-  Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site);
-  [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site);
+  Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
+           const Written* written = nullptr);
+  [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site, const Written* written = nullptr);
   void ram_part(const WoSite* site);
+  void remove_row(uint32_t cls, int64_t id, const WoSite* site);
+  int missing_ref(const Written& w);  // the first ref field naming no row, or -1
   const db::Field& field(uint32_t cls, uint32_t f, const WoSite* site) const;
   std::string lock_suffix() const;
-  WoList* id_list(const Res& r);
+  WoList* id_list(uint32_t cls, const Res& r);
+  // rows.cpp: the id list a statement returned, for the field reads after it.
+  void remember_ids(uint32_t cls, const WoList* ids);
 
   db::Schema schema_;
   std::vector<bool> owned_;
+  std::vector<bool> ram_referrers_;  // a volatile class has a ref to this durable one
   Pool pool_;
   // Constraint and unique-index names (ddl.cpp) -> the trap they become.
   struct Violation {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../heap.h"
+#include "../observe.h"
 #include "../trap.h"
 #include "common/traps.h"
 #include "shard_internal.h"
@@ -238,6 +239,7 @@ void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const cha
 }
 
 void deliver(Fiber* self, Actor* a) {
+  observed_outside();  // a message: news from another actor
   Envelope env = a->mailbox.pop();
   a->pending.fetch_sub(1, std::memory_order_relaxed);
   self->serving = a;

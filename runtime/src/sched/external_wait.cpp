@@ -20,10 +20,15 @@ std::atomic<uint64_t> g_ext_epoch{1};   // bumped when a scheduler ends (written
 Runtime* g_ext_rt = nullptr;            // the running scheduler (under g_ext_mu), for publish_durable
 std::atomic<uint64_t> g_durable{0};     // the store's durable seq, as published by its log writer
 
+thread_local int t_no_park = 0;          // NoParkScopes alive on this thread
+
 }  // namespace
 
+NoParkScope::NoParkScope() { ++t_no_park; }
+NoParkScope::~NoParkScope() { --t_no_park; }
+
 bool can_park_here() {
-  if (!started() || shutting_down()) return false;
+  if (t_no_park > 0 || !started() || shutting_down()) return false;
   Shard* s = current_shard();
   Fiber* f = current_fiber();
   return s && f && f != s->sched && !wo_tx_active();

@@ -16,6 +16,17 @@ struct CallWait;
 // unwinds parks) and no transaction is open (a transaction never parks).
 bool can_park_here();
 
+// While one lives on a thread, can_park_here() is false there: a wait made
+// while holding what the shard's other fibers may need (the store's write
+// lock) blocks the thread instead of parking the fiber.
+class NoParkScope {
+ public:
+  NoParkScope();
+  ~NoParkScope();
+  NoParkScope(const NoParkScope&) = delete;
+  NoParkScope& operator=(const NoParkScope&) = delete;
+};
+
 // A wait for the calling fiber (can_park_here() was true), to be handed to
 // another thread before the fiber parks on it. Two owners: the parker and
 // the firer, each letting go exactly once.

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../observe.h"
 #include "../stop.h"
 #include "../trap.h"
 #include "common/traps.h"
@@ -446,6 +447,7 @@ void shard0_sched_body(Fiber* f) { run_loop(f->shard); }
 // ---- switching ------------------------------------------------------------------
 
 void switch_to(Fiber* from, Fiber* to) {
+  observed_outside();  // the fiber resumed later may find the world changed
   t_prev = from;
   t_cur = to;
   local().stack_limit = to->stack_limit;

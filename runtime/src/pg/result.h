@@ -1,0 +1,54 @@
+// A statement's result as the store reads it (store.cpp, rows.cpp): binary
+// columns decoded into the words of the store's ABI.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "../db/value.h"
+#include "store.h"
+
+namespace wo::pg {
+
+inline uint64_t be64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
+}
+
+// Column j of row i of `r` as field `f`'s word (Text and Bytes newly allocated).
+inline uint64_t decode_word(const PGresult* r, const db::Field& f, int i, int j) {
+  if (pq().getisnull(r, i, j)) return f.kind == db::Kind::Ref || db::is_blob(f.kind) || !f.nullable ? 0 : db::nil_word(f);
+  const char* p = pq().getvalue(r, i, j);
+  int n = pq().getlength(r, i, j);
+  switch (f.kind) {
+    case db::Kind::Bool: return p[0] ? 1 : 0;
+    case db::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
+    case db::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
+    case db::Kind::Multi:
+    case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
+    default: return be64(p);
+  }
+}
+
+// A result that is cleared when it goes.
+struct Store::Res {
+  PGresult* r = nullptr;
+  explicit Res(PGresult* p) : r(p) {}
+  Res(Res&& o) noexcept : r(o.r) { o.r = nullptr; }
+  ~Res() {
+    if (r) pq().clear(r);
+  }
+  PGresult* release() {
+    PGresult* p = r;
+    r = nullptr;
+    return p;
+  }
+  int rows() const { return pq().ntuples(r); }
+  bool null(int i, int j) const { return pq().getisnull(r, i, j); }
+  int64_t i64(int i, int j) const { return static_cast<int64_t>(be64(pq().getvalue(r, i, j))); }
+  uint64_t word(const db::Field& f, int i, int j) const { return decode_word(r, f, i, j); }
+  int64_t affected() const { return std::strtoll(pq().cmdTuples(r), nullptr, 10); }
+};
+
+}  // namespace wo::pg
