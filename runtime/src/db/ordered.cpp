@@ -30,6 +30,7 @@ void OrderedIndex::clear() {
     for (uint32_t i = 0; i < c->n; ++i) free_entry(c->e[i]);
   chunks_.clear();
   fences_.clear();
+  arena_.release_all();
 }
 
 size_t OrderedIndex::chunk_for(std::string_view key, int64_t id) const {
@@ -61,6 +62,13 @@ OrderedIndex::It OrderedIndex::lower_bound(std::string_view key, int64_t id) con
   return It(this, c, in_chunk(v, key, id));
 }
 
+void OrderedIndex::prefetch(std::string_view key, int64_t id) const {
+  if (chunks_.empty()) return;
+  hint_ = std::min(chunk_for(key, id), chunks_.size() - 1);
+  const char* lines = reinterpret_cast<const char*>(chunks_[hint_]);
+  for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
+}
+
 void OrderedIndex::insert(std::string_view key, int64_t id) {
   // Everything that can fail first (the key's copy, a chunk, room in the
   // two arrays), so a failure changes nothing.
@@ -68,25 +76,31 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
   try {
     if (chunks_.empty()) {
       fences_.reserve(1);
-      chunks_.push_back(std::make_unique<Chunk>());
+      chunks_.reserve(1);
+      chunks_.push_back(new_chunk());
       Chunk& v = *chunks_.back();
       v.e[0] = x;
       v.n = 1;
       fences_.push_back(x);
       return;
     }
-    size_t c = std::min(chunk_for(key, id), chunks_.size() - 1);
+    // The chunk prefetch() found, if it is still the one (checked against
+    // its neighbours' fences); else the search over the fences again.
+    size_t c = hint_;
+    size_t last = chunks_.size() - 1;
+    if (c > last || (c > 0 && !entry_less(fences_[c - 1], key, id)) || (c < last && entry_less(fences_[c], key, id)))
+      c = std::min(chunk_for(key, id), last);
     Chunk& v = *chunks_[c];
     // A random key's chunk is rarely in cache: ask for all of its lines at
     // once, so the binary search and the shift below wait for memory about
     // once instead of once per step (those misses were most of an insert).
     const char* lines = reinterpret_cast<const char*>(&v);
     for (size_t b = 0; b < sizeof(Chunk); b += 64) __builtin_prefetch(lines + b);
-    std::unique_ptr<Chunk> upper;
+    Chunk* upper = nullptr;
     if (v.n >= kMax) {  // geometric growth of the arrays, as push_back would
-      upper = std::make_unique<Chunk>();
       if (fences_.size() == fences_.capacity()) fences_.reserve(fences_.size() * 2);
       if (chunks_.size() == chunks_.capacity()) chunks_.reserve(chunks_.size() * 2);
+      upper = new_chunk();
     }
     size_t at = in_chunk(v, key, id);
     std::memmove(&v.e[at + 1], &v.e[at], (v.n - at) * sizeof(OrdEntry));
@@ -98,7 +112,7 @@ void OrderedIndex::insert(std::string_view key, int64_t id) {
       std::memcpy(upper->e, &v.e[kMax / 2], upper->n * sizeof(OrdEntry));
       v.n = kMax / 2;
       fences_.insert(fences_.begin() + static_cast<std::ptrdiff_t>(c), v.e[v.n - 1]);
-      chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, std::move(upper));
+      chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(c) + 1, upper);
     }
   } catch (...) {
     free_entry(x);
@@ -116,6 +130,7 @@ void OrderedIndex::erase(std::string_view key, int64_t id) {
   std::memmove(&v.e[at], &v.e[at + 1], (v.n - at - 1) * sizeof(OrdEntry));
   v.n--;
   if (v.n == 0) {
+    arena_.free(chunks_[c]);
     chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(c));
     fences_.erase(fences_.begin() + static_cast<std::ptrdiff_t>(c));
   } else if (at == v.n) {

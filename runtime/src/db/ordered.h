@@ -21,10 +21,13 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "huge.h"
 
 namespace wo::db {
 
@@ -126,12 +129,19 @@ class OrderedIndex {
   ~OrderedIndex() { clear(); }
   OrderedIndex(const OrderedIndex&) = delete;
   OrderedIndex& operator=(const OrderedIndex&) = delete;
-  OrderedIndex(OrderedIndex&& o) noexcept : chunks_(std::move(o.chunks_)), fences_(std::move(o.fences_)) {}
+  OrderedIndex(OrderedIndex&& o) noexcept
+      : arena_(std::move(o.arena_)), chunks_(std::move(o.chunks_)), fences_(std::move(o.fences_)) {
+    o.chunks_.clear();
+    o.fences_.clear();
+  }
   OrderedIndex& operator=(OrderedIndex&& o) noexcept {
     if (this != &o) {
       clear();
+      arena_ = std::move(o.arena_);
       chunks_ = std::move(o.chunks_);
       fences_ = std::move(o.fences_);
+      o.chunks_.clear();
+      o.fences_.clear();
     }
     return *this;
   }
@@ -148,6 +158,12 @@ class OrderedIndex {
     size_t c = b.c_, i = b.i_;
     while (c < e.c_ || (c == e.c_ && i < e.i_)) {
       const Chunk& v = *chunks_[c];
+      // The next chunk lies elsewhere (no hardware prefetcher follows the
+      // walk there): ask for its first lines while this one is read.
+      if (c + 1 < e.c_ || (c + 1 == e.c_ && e.i_ > 0)) {
+        const char* next = reinterpret_cast<const char*>(chunks_[c + 1]);
+        for (size_t b = 0; b < 1024; b += 64) __builtin_prefetch(next + b);
+      }
       size_t stop = c == e.c_ ? e.i_ : v.n;
       for (; i < stop; ++i)
         if (!f(v.e[i])) return;
@@ -156,6 +172,9 @@ class OrderedIndex {
     }
   }
   void insert(std::string_view key, int64_t id);   // (key, id) must be absent; all or nothing
+  // Starts loading the chunk an insert of (key, id) lands in, without
+  // waiting for it (Table::prefetch_insert).
+  void prefetch(std::string_view key, int64_t id) const;
   void erase(std::string_view key, int64_t id);
   // Replaces the content with `sorted` entries (ascending, distinct).
   void assign(std::vector<IndexEntry> sorted);
@@ -170,7 +189,7 @@ class OrderedIndex {
     chunks_.reserve(n / half + 1);
     try {
       for (size_t i = 0; i < n; i += half) {
-        chunks_.push_back(std::make_unique<Chunk>());  // first, so clear() frees what a trap leaves
+        chunks_.push_back(new_chunk());  // first, so clear() frees what a trap leaves
         Chunk& v = *chunks_.back();
         size_t m = std::min(half, n - i);
         for (size_t k = 0; k < m; ++k) {
@@ -199,8 +218,13 @@ class OrderedIndex {
   }
   size_t chunk_for(std::string_view key, int64_t id) const;  // first chunk whose last entry >= (key, id)
   static size_t in_chunk(const Chunk& v, std::string_view key, int64_t id);  // first entry >= (key, id)
-  std::vector<std::unique_ptr<Chunk>> chunks_;  // each non-empty, in order
+  Chunk* new_chunk() { return new (arena_.alloc()) Chunk; }  // traps OOM
+  // Chunks live in the index's arena (huge.h): on 2 MiB pages, a random
+  // insert's or range's chunk is not also a TLB miss.
+  BlockArena arena_{sizeof(Chunk)};
+  std::vector<Chunk*> chunks_;                  // each non-empty, in order, in arena_
   std::vector<OrdEntry> fences_;                // fences_[c] == chunks_[c]->e[n - 1] (a copy, not an owner)
+  mutable size_t hint_ = 0;                     // the chunk the last prefetch() found (insert checks it)
 };
 
 }  // namespace wo::db

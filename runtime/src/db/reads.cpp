@@ -137,9 +137,30 @@ WoList* Engine::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, con
   const Field& fd = field(t, f, site);
   std::string k;
   append_key_abi(k, fd, key);
+  const TableIndex* ix = t.index_on(f);
+  bool nil = is_nil(fd, key);
+  if (ix && ix->def->unique && !nil) {
+    // A unique probe (the common `where x.k == key`): at most one id, so
+    // no id buffer; the list is made after the lock is let go.
+    int64_t id;
+    {
+      auto lk = lock_read();
+      id = t.unique_find(*ix, k, key_hash(k));
+      // The hash slot answered without touching the row; a program almost
+      // always reads it next (wo_db_get): start loading it now.
+      if (id) t.prefetch(id);
+    }
+    bool hit = id && limit != 0;
+    WoList* xs = wo_list_new(WO_ELEM_INT, hit ? 1 : 0);
+    if (hit) {
+      xs->data[0] = static_cast<uint64_t>(id);
+      xs->len = 1;
+    }
+    return xs;
+  }
   auto lk = lock_read();
   IdList out(0);
-  each_equal(t, t.index_on(f), f, k, is_nil(fd, key), [&](int64_t id) {
+  each_equal(t, ix, f, k, nil, [&](int64_t id) {
     out.push(id);
     return limit < 0 || out.size() < limit;
   });

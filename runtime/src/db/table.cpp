@@ -16,7 +16,9 @@ bool TableIndex::covers(uint32_t field) const {
   return false;
 }
 
-Table::Table(const ClassDef* def) : def_(def), cell_words_(2 + def->fields.size()) {
+Table::Table(const ClassDef* def)
+    : def_(def), cell_words_(2 + def->fields.size()),
+      arena_((1 + (size_t{1} << kPageBits) * cell_words_) * sizeof(uint64_t)) {
   indexes.reserve(def->indexes.size());
   for (const IndexDef& d : def->indexes) {
     TableIndex ix;
@@ -45,9 +47,7 @@ Row* Table::place(int64_t id, const Row* r) {
   size_t p = i >> kPageBits;
   if (p >= pages_.size()) pages_.resize(p + 1);
   if (!pages_[p]) {  // zeroed: every slot empty, live 0
-    void* block = std::calloc(1 + (size_t{1} << kPageBits) * cell_words_, sizeof(uint64_t));
-    if (!block) wo::raise_oom();
-    pages_[p].reset(static_cast<uint64_t*>(block));
+    pages_[p] = Page(static_cast<uint64_t*>(arena_.alloc()), FreePage{&arena_});
   }
   uint64_t* c = cell(id);
   std::memcpy(c + 1, r, (cell_words_ - 1) * sizeof(uint64_t));
@@ -104,6 +104,20 @@ const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, in
     if (at != 0 && at != self) return &ix;
   }
   return nullptr;
+}
+
+void Table::prefetch_insert(const uint64_t* slots, int64_t id) const {
+  std::string key;
+  for (const TableIndex& ix : indexes)  // the slots first: one line each
+    if (ix.def->unique && !key_has_nil(ix, slots)) {
+      key_of(ix, slots, key);
+      ix.unique.prefetch(key_hash(key));
+    }
+  for (const TableIndex& ix : indexes)
+    if (ix.ordered_ready) {
+      key_of(ix, slots, key);
+      ix.ordered.prefetch(key, id);
+    }
 }
 
 int64_t Table::unique_find(const TableIndex& ix, std::string_view key, uint64_t h) const {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "huge.h"
 #include "key.h"
 #include "ordered.h"
 #include "row.h"
@@ -94,6 +95,12 @@ class Table {
   // field >= 0. NULL when there is none.
   const TableIndex* unique_conflict(const uint64_t* slots, int64_t self, int field = -1) const;
 
+  // Starts loading what inserting `slots` as row `id` will touch in each
+  // index (a unique hash's slot, an ordered side's chunk), so that those
+  // cache misses overlap instead of following one another (the unique check
+  // waited for its slot, then the ordered insert for its chunk).
+  void prefetch_insert(const uint64_t* slots, int64_t id) const;
+
   // The id of the row whose key in unique index `ix` is `key` (encoded,
   // key.h; `h` its key_hash), or 0. Candidates are confirmed on their rows.
   int64_t unique_find(const TableIndex& ix, std::string_view key, uint64_t h) const;
@@ -120,8 +127,11 @@ class Table {
   // live in their page, so finding one by id is one dependent load (a page
   // of Row pointers was a cache miss more per lookup, docs/perf.md), and an
   // insert allocates no row of its own.
+  // Pages come from the table's arena (huge.h: 2 MiB pages, so a random
+  // row is not also a TLB miss) and go back to it.
   struct FreePage {
-    void operator()(uint64_t* p) const { std::free(p); }
+    BlockArena* arena = nullptr;
+    void operator()(uint64_t* p) const { arena->free(p); }
   };
   using Page = std::unique_ptr<uint64_t, FreePage>;
   uint64_t* cell(int64_t id) const {
@@ -131,6 +141,7 @@ class Table {
 
   const ClassDef* def_;
   size_t cell_words_;   // 1 + the row's words (header and slots)
+  BlockArena arena_;    // before pages_: they go back to it
   std::vector<Page> pages_;
   int64_t live_ = 0;
 };

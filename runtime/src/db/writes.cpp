@@ -110,6 +110,7 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
     auto lk = lock_write();
     Tx* tx = current_tx();
     const uint64_t* s = hold.row()->slots();
+    t.prefetch_insert(s, t.next_id);
     int bad = store_.missing_ref(t, s);
     if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
     if (const TableIndex* ix = t.unique_conflict(s, 0))
