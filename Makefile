@@ -43,7 +43,8 @@ test-asan: deps
 # ThreadSanitizer over woc, the runtime, the code woc generates (woc
 # instruments it when built with WO_SANITIZE=thread) and the tests labelled
 # `tsan`: actor and multi-shard fixtures in both modes, the actor stress and
-# signal tests, the store's concurrent tests (docs/decisions/0021). The first
+# signal tests, the store's concurrent tests (docs/decisions/0021), and the
+# PostgreSQL store's pg.store and pg.two-process when its server is installed. The first
 # report stops the program with status 66, which fails its test.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWO_SANITIZE=thread $(CMAKE_ARGS)
