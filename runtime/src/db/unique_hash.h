@@ -62,15 +62,7 @@ class UniqueHash {
     size_t i = h & mask_;
     while (slots_[i].h != 0 && slots_[i].id > 0) i = (i + 1) & mask_;
     if (slots_[i].h == 0) used_++;  // a reused tombstone was counted already
-    Slot& s = slots_[i];
-    s.h = h;
-    s.id = id;
-    if (key.size() <= kInline) {
-      s.len = static_cast<uint8_t>(key.size());
-      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
-    } else {
-      s.len = kLong;
-    }
+    fill(slots_[i], h, id, key);
     live_++;
   }
   // Adds (h, id) with `key` unless an entry with that key is there already
@@ -96,15 +88,7 @@ class UniqueHash {
       i = hole;
     else
       used_++;
-    Slot& s = slots_[i];
-    s.h = h;
-    s.id = id;
-    if (key.size() <= kInline) {
-      s.len = static_cast<uint8_t>(key.size());
-      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
-    } else {
-      s.len = kLong;
-    }
+    fill(slots_[i], h, id, key);
     live_++;
     return 0;
   }
@@ -122,14 +106,7 @@ class UniqueHash {
     for (size_t i = h & mask_; i < hi; ++i) {
       Slot& s = slots_[i];
       if (s.h == 0) {
-        s.h = h;
-        s.id = id;
-        if (key.size() <= kInline) {
-          s.len = static_cast<uint8_t>(key.size());
-          if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
-        } else {
-          s.len = kLong;
-        }
+        fill(s, h, id, key);
         return 0;
       }
       if (s.h == h && (s.len == kLong ? same(s.id) : s.len == key.size() && std::memcmp(s.k, key.data(), s.len) == 0))
@@ -189,6 +166,17 @@ class UniqueHash {
     char k[kInline];
   };  // all zero: empty
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
+  // An empty slot takes (h, id) and the key when it fits inline.
+  static void fill(Slot& s, uint64_t h, int64_t id, std::string_view key) {
+    s.h = h;
+    s.id = id;
+    if (key.size() <= kInline) {
+      s.len = static_cast<uint8_t>(key.size());
+      if (!key.empty()) std::memcpy(s.k, key.data(), key.size());
+    } else {
+      s.len = kLong;
+    }
+  }
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
