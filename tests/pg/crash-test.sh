@@ -40,6 +40,15 @@ for ((i = 1; i <= rounds; i++)); do
   sleep "0.$(printf '%03d' $((RANDOM % 300)))"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
+  # The server finishes a statement the writer sent before it died (and
+  # commits it) before it notices the closed socket: the next writer starts
+  # once the dead one's backends are gone, or it could pick a key that such
+  # a late commit then takes (bounded: 10 s).
+  for ((w = 0; w < 200; w++)); do
+    [[ $(psql "$db" -AtXc "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+      AND pid <> pg_backend_pid() AND backend_type = 'client backend'") == 0 ]] && break
+    sleep 0.05
+  done
   if [[ $(grep -c '^ack' "$dir/acks") -eq $before ]]; then
     echo "pg.crash: round $i: the writer acknowledged nothing; its stderr:" >&2
     tail -5 "$dir/writer.err" >&2
