@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "../db/value.h"
@@ -29,6 +30,17 @@ inline uint64_t decode_word(const PGresult* r, const db::Field& f, int i, int j)
     case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
     default: return be64(p);
   }
+}
+
+// `{1,2,3}`: ids as PostgreSQL's text form of a bigint[] (`= ANY($1::bigint[])`).
+template <class It>
+std::string id_array(It first, It last) {
+  std::string a = "{";
+  for (It i = first; i != last; ++i) {
+    if (a.size() > 1) a += ',';
+    a += std::to_string(static_cast<int64_t>(*i));
+  }
+  return a + "}";
 }
 
 // A result that is cleared when it goes.

@@ -61,19 +61,16 @@ uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
     if (hit != rc.row_of.end()) return decode_word(rc.rows, fd, hit->second, static_cast<int>(f) + 1);
   }
   // The row, and the rows after it in the last id list when it is there.
-  size_t from = 0, to = 0;
+  std::string arr = id_array(&id, &id + 1);
   if (fresh && !rc.ids.empty()) {
     if (rc.place.empty())
       for (size_t i = 0; i < rc.ids.size(); ++i) rc.place.emplace(rc.ids[i], i);
     auto at = rc.place.find(id);
     if (at != rc.place.end()) {
-      from = at->second;
-      to = std::min(rc.ids.size(), from + kBatch);
+      auto from = rc.ids.begin() + static_cast<ptrdiff_t>(at->second);
+      arr = id_array(from, from + static_cast<ptrdiff_t>(std::min(kBatch, rc.ids.size() - at->second)));
     }
   }
-  std::string arr = "{" + std::to_string(id);
-  for (size_t i = from + 1; i < to; ++i) arr += "," + std::to_string(rc.ids[i]);
-  arr += "}";
   const db::ClassDef& c = schema_.classes[cls];
   std::string cols;
   for (const db::Field& x : c.fields) cols += ", " + quote_ident(x.name);

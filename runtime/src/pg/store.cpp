@@ -379,11 +379,8 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
   const db::Field& fd = field(cls, f, site);
   wo::need(ids, site);
   if (ids->len == 0) return;
-  std::string arr = "{";
-  for (int64_t i = 0; i < ids->len; ++i) arr += (i ? "," : "") + std::to_string(static_cast<int64_t>(ids->data[i]));
-  arr += "}";
   Params ps(1);
-  ps.add_text(std::move(arr));
+  ps.add_text(id_array(ids->data, ids->data + ids->len));
   Res r = exec("SELECT id, " + quote_ident(fd.name) + " FROM " + quote_ident(c.name) + " WHERE id = ANY($1::bigint[])" +
                    lock_suffix(),
                ps.all(), Op::Read, site);
