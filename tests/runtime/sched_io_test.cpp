@@ -50,6 +50,21 @@ uint64_t spin_receive(void* state, uint64_t) {
 }
 const WoActorType kSpinnerActor{"Spinner", spin_receive, &kSpinner, &kInt};
 
+// A listener, a client socket connected to it, and the server's end.
+struct Connected {
+  int64_t listener;
+  int client;
+  int64_t server;
+};
+Connected accepted_pair() {
+  OText host(text("127.0.0.1"));
+  int64_t l = wo_net_listen(host, 0, &kSite);
+  int c = connect_to(port_of(l));
+  int64_t s = wo_net_accept_dl(l, 5000, &kSite);
+  REQUIRE(s >= 0);
+  return {l, c, s};
+}
+
 }  // namespace
 
 // take_next polls the fds at least every kBusyPollUs while something is
@@ -57,11 +72,7 @@ const WoActorType kSpinnerActor{"Spinner", spin_receive, &kSpinner, &kInt};
 // still wakes the fiber whose fd became ready (not at its deadline).
 TEST_CASE("wait_fd: a shard whose run queue never empties still notices a ready fd") {
   OneShard env;
-  OText host(text("127.0.0.1"));
-  int64_t l = wo_net_listen(host, 0, &kSite);
-  int c1 = connect_to(port_of(l));
-  int64_t s1 = wo_net_accept_dl(l, 5000, &kSite);
-  REQUIRE(s1 >= 0);
+  auto [l, c1, s1] = accepted_pair();
   auto* st = static_cast<Spinner*>(wo_alloc(sizeof(Spinner), nullptr));
   st->poke = c1;
   int64_t a = wo_spawn(st, &kSpinnerActor, &kSite);
@@ -83,11 +94,7 @@ TEST_CASE("wait_fd: a shard whose run queue never empties still notices a ready 
 
 TEST_CASE("wait_fd: a timed-out wait leaves nothing armed; a reused fd number is watched afresh") {
   OneShard env;
-  OText host(text("127.0.0.1"));
-  int64_t l = wo_net_listen(host, 0, &kSite);
-  int c1 = connect_to(port_of(l));
-  int64_t s1 = wo_net_accept_dl(l, 5000, &kSite);
-  REQUIRE(s1 >= 0);
+  auto [l, c1, s1] = accepted_pair();
   CHECK(wo_net_read_dl(s1, 8, 20, &kSite) == nullptr);  // times out: its registration is dropped
   REQUIRE(::write(c1, "late", 4) == 4);                 // an event now would name a dead stack record
   wo_time_sleep(20, &kSite);                            // the shard polls while main sleeps
