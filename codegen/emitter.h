@@ -133,10 +133,8 @@ class Emitter {
   // ---- function.cpp
   void emit_fn(const FnInfo& fn);
   llvm::Value* fiber_local();   // this thread's WoFiberLocal*
-  llvm::Value* thread_pointer();  // the thread pointer (inline asm at -O0 on x86-64: FastISel)
-  // At -O0 on x86-64, a register read as inline assembly (`insn` writes $0),
-  // which FastISel selects; else NULL and the caller uses its intrinsic.
-  llvm::Value* o0_register_read(const char* insn, const char* name);
+  llvm::Value* thread_pointer();  // the thread pointer (a call of wo.o0.thread_pointer at -O0 on x86-64: FastISel)
+  llvm::Function* o0_thread_pointer_fn();  // the module's wo.o0.thread_pointer (made on first use)
   void emit_stack_check();
   void thread_recursion_depth();  // recursion.cpp: recursive functions count the calls LLVM may turn into loops
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const std::string& name);
@@ -258,7 +256,7 @@ class Emitter {
   const sema::ProgramInfo& prog_;
   llvm::LLVMContext& ctx_;
   Options opts_;
-  bool o0_register_asm_ = false;  // o0_register_read applies (set_target)
+  bool o0_fast_isel_ = false;  // -O0 on x86-64: thread pointer and stack probe in FastISel's forms (set_target)
   const char* sp_register_ = nullptr;  // the stack pointer's name for llvm.read_register at -O1+ (set_target), or none
   std::unique_ptr<llvm::Module> mod_;
   llvm::IRBuilder<> b_;

@@ -192,21 +192,28 @@ llvm::Value* Emitter::fiber_local() {
   return b_.CreateGEP(b_.getInt8Ty(), thread_pointer(), off, "fiber.local");
 }
 
-// The thread pointer. At -O0 on x86-64 the same `mov %fs:0` as inline
-// assembly: FastISel cannot select llvm.thread.pointer, and every block
-// that reads it (each preemption and stack check) fell back to
-// SelectionDAG, the largest part of an -O0 build's machine-code time. The
-// optimiser needs the intrinsic (it can hoist and merge it), so -O1+ keeps it.
+// The thread pointer. At -O0 on x86-64 a call of one function of the module
+// that reads it (`mov %fs:0`, inline assembly): FastISel, -O0's instruction
+// selector, cannot select llvm.thread.pointer nor inline assembly with
+// operands, and sent each read (every preemption and stack check) to
+// SelectionDAG, and the assembly printer parsed each asm statement anew
+// (docs/decisions/0071). A call it selects. The optimiser needs the
+// intrinsic (it can hoist and merge it), so -O1+ keeps it.
 llvm::Value* Emitter::thread_pointer() {
-  if (llvm::Value* tp = o0_register_read("movq %fs:0, $0", "tp")) return tp;
+  if (o0_fast_isel_) return b_.CreateCall(o0_thread_pointer_fn(), {}, "tp");
   llvm::Function* tp = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::thread_pointer);
   return b_.CreateCall(tp, {}, "tp");
 }
 
-llvm::Value* Emitter::o0_register_read(const char* insn, const char* name) {
-  if (!o0_register_asm_) return nullptr;
+llvm::Function* Emitter::o0_thread_pointer_fn() {
+  if (llvm::Function* f = mod_->getFunction("wo.o0.thread_pointer")) return f;
   auto* ty = llvm::FunctionType::get(ptr_, false);
-  return b_.CreateCall(ty, llvm::InlineAsm::get(ty, insn, "=r", /*hasSideEffects=*/false), {}, name);
+  auto* f = llvm::Function::Create(ty, llvm::GlobalValue::InternalLinkage, "wo.o0.thread_pointer", mod_.get());
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", f));
+  b.CreateRet(b.CreateCall(ty, llvm::InlineAsm::get(ty, "movq %fs:0, $0", "=r", /*hasSideEffects=*/false), {}, "tp"));
+  return f;
 }
 
 // Runaway recursion traps STACK instead of crashing: compare this frame's
@@ -217,10 +224,10 @@ void Emitter::emit_stack_check() {
   // second call as a loop), and llvm.frameaddress would force a frame
   // pointer (a register and two instructions per call). x86-64 and AArch64
   // lower it; woc generates code for the host only.
-  // At -O0 on x86-64 the stack pointer itself (inline assembly, which
-  // FastISel selects; the intrinsic sends the block to SelectionDAG): a few
-  // bytes lower, so the check is as strict or stricter, and -O0 eliminates
-  // no tail calls.
+  // At -O0 on x86-64 the address of a byte of this frame (an alloca: FastISel
+  // selects it, where the intrinsic or inline assembly went to SelectionDAG,
+  // docs/decisions/0071): below the return address's slot, so the check is
+  // as strict or stricter, and -O0 eliminates no tail calls.
   // At -O1 and above the stack pointer too, read with llvm.read_register
   // (docs/decisions/0067): compared as it is, where the return address's
   // slot costs an `lea` from it in every call (fib: one instruction in ~20).
@@ -230,7 +237,7 @@ void Emitter::emit_stack_check() {
     llvm::Metadata* name = llvm::MDString::get(ctx_, sp_register_);
     probe = b_.CreateCall(rr, {llvm::MetadataAsValue::get(ctx_, llvm::MDNode::get(ctx_, {name}))}, "frame.addr");
   } else {
-    llvm::Value* frame = o0_register_read("movq %rsp, $0", "frame");
+    llvm::Value* frame = o0_fast_isel_ ? entry_alloca(b_.getInt8Ty(), "frame.probe") : nullptr;
     if (!frame) {
       llvm::Function* fa = llvm::Intrinsic::getDeclaration(mod_.get(), llvm::Intrinsic::addressofreturnaddress, {ptr_});
       frame = b_.CreateCall(fa, {}, "frame");

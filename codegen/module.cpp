@@ -452,7 +452,7 @@ void Emitter::set_target() {
   std::string triple = llvm::sys::getProcessTriple();
   mod_->setTargetTriple(triple);
   auto arch = llvm::Triple(triple).getArch();
-  o0_register_asm_ = opts_.opt_level == 0 && arch == llvm::Triple::x86_64;
+  o0_fast_isel_ = opts_.opt_level == 0 && arch == llvm::Triple::x86_64;
   if (opts_.opt_level > 0 && arch == llvm::Triple::x86_64) sp_register_ = "rsp";
   if (opts_.opt_level > 0 && arch == llvm::Triple::aarch64) sp_register_ = "sp";
   std::string err;

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
@@ -160,6 +161,25 @@ void keep_large_called_once_out_of_line(llvm::Module& m) {
   }
 }
 
+// At -O0 every invoke ends a block of its own. FastISel (-O0's instruction
+// selector) cannot select an invoke, and a block whose terminator it cannot
+// select goes to SelectionDAG whole: the calls that may trap (text
+// conversions, concatenation, yields, calls of the program's functions) are
+// invokes wherever owned values need releasing on unwind, so most of the
+// program's code went through the slow selector (docs/decisions/0071). Split
+// off, the code before each invoke is FastISel's and only the invoke is
+// SelectionDAG's. The control flow and the code are the same (a branch to
+// the next block falls through).
+void isolate_invokes(llvm::Module& m) {
+  std::vector<llvm::InvokeInst*> invokes;
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      if (auto* inv = llvm::dyn_cast<llvm::InvokeInst>(bb.getTerminator());
+          inv && inv != bb.getFirstNonPHIOrDbg())
+        invokes.push_back(inv);
+  for (llvm::InvokeInst* inv : invokes) inv->getParent()->splitBasicBlock(inv, "invoke");
+}
+
 }  // namespace
 
 bool prepare_optimize(llvm::Module& m, int opt_level) {
@@ -198,6 +218,7 @@ void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const
   add_sanitizers(m, mpm, sanitize);
   mpm.run(m, mam);
   if (opt_level > 0) drop_implied_stack_checks(m);
+  if (opt_level == 0) isolate_invokes(m);
 }
 
 bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {

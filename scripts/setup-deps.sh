@@ -17,6 +17,7 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
           lld  # `woc build` links with ld.lld when present: ~4x less link time than GNU ld (docs/decisions/0055)
+          liblld-19-dev  # lld's ELF driver as a library: `woc build` links in its own process (docs/decisions/0071)
           clang-19  # compiles runtime/src/inline/helpers.cpp to the LLVM bitcode woc inlines (codegen/, decision 0052)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
           libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)

@@ -42,14 +42,16 @@ phases() {
 
 front=("  load \(read, lex, parse\)" "  sema")
 back=("  target setup" "  codegen \(IR emission\)" "  verify" "  optimise \(-O pipeline\)")
-phases build 0 "${front[@]}" "${back[@]}" "  machine code \(isel" "  object write" "  link \(external linker\)" \
+phases build 0 "${front[@]}" "${back[@]}" "  machine code \(isel" "  object write" "  link \((external linker|lld in process)\)" \
   -- "$woc" build --time-report "$tmp/ok.wo" -o "$tmp/ok"
-phases build-O0-ftime 0 "${front[@]}" "${back[@]}" "  machine code \(isel" "  link \(external linker\)" \
+WOC_LINKER=lld phases build-external-link 0 "${front[@]}" "${back[@]}" "  machine code \(isel" "  link \(external linker\)" \
+  -- "$woc" build --time-report "$tmp/ok.wo" -o "$tmp/ok"
+phases build-O0-ftime 0 "${front[@]}" "${back[@]}" "  machine code \(isel" "  link \((external linker|lld in process)\)" \
   -- "$woc" build -O0 -ftime-report "$tmp/ok.wo" -o "$tmp/ok"
 phases run 7 "${front[@]}" "${back[@]}" "  JIT setup" "  JIT materialise" "    machine code \(isel" "  run \(the program\)" \
   -- "$woc" run --time-report "$tmp/ok.wo"
 phases check 0 "${front[@]}" -- "$woc" check --time-report "$tmp/ok.wo"
-phases test 0 "${front[@]}" "  prepare \(test entry point\)" "${back[@]}" "  link \(external linker\)" "  run the tests" \
+phases test 0 "${front[@]}" "  prepare \(test entry point\)" "${back[@]}" "  link \((external linker|lld in process)\)" "  run the tests" \
   -- "$woc" test --time-report "$tmp/proj"
 
 # The program's own output and status are untouched; the report is on stderr.

@@ -32,6 +32,7 @@
 #include <llvm/Transforms/Utils/SplitModule.h>
 
 #include "codegen/codegen.h"
+#include "tools/woc/lld_link.h"
 #include "tools/woc/time_report.h"
 #include "woc_config.h"
 
@@ -217,6 +218,12 @@ bool static_cxx_runtime(const llvm::Module& module) {
 std::string link(const std::vector<std::string>& objects, const std::string& archive, const std::string& out,
                  bool static_cxx) {
   const char* override_cxx = std::getenv("WOC_CXX");
+  // lld in woc's own process (docs/decisions/0071) unless a C++ driver or a
+  // linker is asked for by name.
+  if (!override_cxx && !std::getenv("WOC_LINKER") && in_process_link_available(static_cxx)) {
+    Phase p("link (lld in process)");
+    return link_in_process(objects, archive, out, static_cxx);
+  }
   std::string cxx_name = override_cxx && *override_cxx ? override_cxx : "c++";
   auto cxx = llvm::sys::findProgramByName(cxx_name);
   if (!cxx) return "cannot find the C++ driver `" + cxx_name + "` used to link (install build-essential)";
