@@ -195,7 +195,10 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     // table or new indexes: rewrite the whole log under the program's head
     // before anything is appended to it.
     int64_t size = write_checkpoint(path, store_, err);
-    if (size < 0 || !log_->reopen(static_cast<uint64_t>(size), err)) {
+    int retired = -1;
+    bool reopened = size >= 0 && log_->reopen(static_cast<uint64_t>(size), static_cast<uint64_t>(size), &retired, err);
+    if (retired >= 0) ::close(retired);
+    if (!reopened) {
       const char* why = file.kind == FileKind::Legacy ? "in the current format" : "for the new schema";
       *err = "cannot rewrite the log " + std::string(why) + ": " + *err;
       return 2;
@@ -392,15 +395,18 @@ bool Engine::checkpoint(bool forced) {
   commit_->run_as_leader([&] { copied = log_->end(); });
   if (!cf.copy_log(log_->fd(), start, copied, &err) || !cf.sync(&err)) return missed();
   int64_t size = -1;
+  int retired = -1;  // the replaced log, closed once the leader is done
   commit_->run_as_leader([&] {
     // No round runs meanwhile: the log's end stays put while its last bytes
     // are copied and the new file takes its place.
     if (!cf.copy_log(log_->fd(), copied, log_->end(), &err)) return;
     size = cf.install(&err);
     if (size < 0) return;
-    if (!log_->reopen(static_cast<uint64_t>(size), &err)) die_durability("open (after checkpoint)", log_->path(), errno, 0);
+    if (!log_->reopen(static_cast<uint64_t>(size), cf.file_size(), &retired, &err))
+      die_durability("open (after checkpoint)", log_->path(), errno, 0);
     last_compacted_ = static_cast<uint64_t>(size);
   });
+  if (retired >= 0) ::close(retired);
   if (size < 0) return missed();
   auto us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
