@@ -11,12 +11,12 @@
 #include <cstring>
 
 #include "../trap.h"
+#include "bulk_index.h"
 #include "checkpoint.h"
 #include "codec.h"
 #include "common/traps.h"
 #include "file_header.h"
 #include "frame.h"
-#include "bulk_index.h"
 #include "replay.h"
 #include "txn.h"
 
