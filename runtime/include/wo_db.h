@@ -126,7 +126,10 @@ typedef struct WoDbConfig {
 // open is refused untouched (docs/decisions/0013-store-files-and-durability.md).
 // Returns 0, or 2 for a refusal with one line (no newline) in `err`
 // (truncated to `errlen`; `err` may be NULL). Does not exit. The schema is
-// copied. Traps nothing; fails if a store is already open.
+// copied. Traps nothing; fails if a store is already open. A store of at
+// least 65,536 rows returns before its indexes are built (queries answer
+// meanwhile, writes wait; docs/decisions/0070): a unique key held by two
+// rows is found then, and the process exits 2 with the refusal on stderr.
 int wo_db_open(const WoDbSchema* schema, const WoDbConfig* config, char* err, size_t errlen);
 
 // What a program calls before `main`: wo_db_open with the configuration read

@@ -28,8 +28,6 @@ std::string dump() {
   return out;
 }
 
-size_t file_size(const std::string& p) { return read_file(p).size(); }
-
 }  // namespace
 
 TEST_CASE("checkpoint_due is a pure function of sizes") {
@@ -58,7 +56,7 @@ TEST_CASE("a checkpoint rewrites the live rows and the store reads the same afte
     std::string before = read_file(path);
     REQUIRE(wo_db_checkpoint());
     CHECK_FALSE(exists(path + ".compact"));
-    size_t after = file_size(path);
+    size_t after = read_file(path).find_last_not_of('\0');  // the new log is grown with zeros past its end, as any log
     CHECK(after < before.find_last_not_of('\0') / 3);
     CHECK(dump() == want);
     ins(0, {"after", 1});  // appended to the new log

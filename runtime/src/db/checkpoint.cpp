@@ -195,6 +195,23 @@ bool CheckpointFile::copy_log(int log_fd, uint64_t from, uint64_t to, std::strin
 
 bool CheckpointFile::sync(std::string* err) {
   if (!write_buffered(err)) return false;
+  // Room for the log bytes install still copies (a round or two) and for
+  // the new log's first commits: real zeros to the next MiB past 1 MiB of
+  // slack, so neither install's sync nor those commits change the file's
+  // size or allocation (each such change is a journal commit).
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  uint64_t to = (written_ + 2 * kMiB) / kMiB * kMiB;
+  static const char zeros[64 << 10] = {};
+  for (uint64_t at = written_; at < to;) {
+    ssize_t w = ::pwrite(fd_, zeros, static_cast<size_t>(std::min<uint64_t>(sizeof zeros, to - at)), static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      *err = "cannot write " + tmp_ + ": " + std::strerror(w < 0 ? errno : ENOSPC);
+      return false;
+    }
+    at += static_cast<uint64_t>(w);
+  }
+  zeroed_to_ = to;
   if (::fdatasync(fd_) != 0) {
     *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
     return false;
@@ -205,7 +222,9 @@ bool CheckpointFile::sync(std::string* err) {
 int64_t CheckpointFile::install(std::string* err) {
   mark(buf_, kCaughtUp);
   if (!write_buffered(err)) return -1;
-  if (::fsync(fd_) != 0) {
+  // fdatasync: the data and whatever metadata reading it needs (the size,
+  // if the last bytes outgrew the zeros); the file's times need not wait.
+  if (::fdatasync(fd_) != 0) {
     *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
     return -1;
   }

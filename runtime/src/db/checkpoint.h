@@ -15,6 +15,7 @@
 // slice is durable); replaying those log bytes after the snapshot, each
 // record a full row image applied idempotently, ends in the state of the log.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -61,12 +62,16 @@ class CheckpointFile {
   void end_snapshot();
   // Appends the log's bytes [from, to) (durable frames, read from `log_fd`).
   bool copy_log(int log_fd, uint64_t from, uint64_t to, std::string* err);
-  // fsync of what is written so far (so the final one, in install, is short).
+  // Grows the file with zeros past what is written so far (the new log's
+  // preallocation, as LogFile keeps it) and fdatasyncs it all, so the final
+  // sync, in install, flushes a few data blocks and no metadata.
   bool sync(std::string* err);
-  // CAUGHT_UP, fsync, rename over the log, fsync of the directory (a
+  // CAUGHT_UP, fdatasync, rename over the log, fsync of the directory (a
   // failure of that exits 74: which log survives a crash would be unknown).
-  // The new log's size, or -1 with *err.
+  // The new log's end (its frames' end), or -1 with *err.
   int64_t install(std::string* err);
+  // The file's size: the end, or past it the zeros sync() wrote.
+  uint64_t file_size() const { return std::max(written_, zeroed_to_); }
 
   uint64_t slices() const { return slices_; }
   uint64_t max_slice_rows() const { return max_slice_rows_; }
@@ -77,6 +82,7 @@ class CheckpointFile {
   std::string buf_, rows_;
   uint64_t written_ = 0;
   uint64_t flushed_ = 0;   // written back so far (sync_file_range, see write_buffered)
+  uint64_t zeroed_to_ = 0; // the preallocation's end (sync)
   uint32_t cls_ = 0;       // the cursor: class, then the next id to look at
   int64_t next_id_ = 1;
   uint64_t slices_ = 0, max_slice_rows_ = 0;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "../trap.h"
+#include "bulk_index.h"
 #include "checkpoint.h"
 #include "codec.h"
 #include "common/traps.h"
@@ -20,6 +21,12 @@
 #include "txn.h"
 
 namespace wo::db {
+
+namespace testing {
+int64_t background_index_rows = 65536;
+std::function<void()> before_background_index;
+}  // namespace testing
+
 namespace {
 
 Engine* g_engine = nullptr;
@@ -47,6 +54,7 @@ Engine& Engine::need(const WoSite* site) {
 Engine::Engine(Schema schema) : schema_(std::move(schema)), store_(&schema_) {}
 
 Engine::~Engine() {
+  if (indexer_.joinable()) indexer_.join();  // before anything it reads goes
   {
     std::lock_guard lk(ckpt_mu_);
     ckpt_stop_ = true;
@@ -151,7 +159,7 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     const auto* data = static_cast<const uint8_t*>(map);
     file = classify_file(data, log_->size());
     if (file.kind == FileKind::Store || file.kind == FileKind::Legacy) {
-      ok = replay(data, log_->size(), file.start, file.version, path, schema_, store_, &res, err, file.sum);
+      ok = replay(data, log_->size(), file.start, file.version, path, schema_, store_, &res, err, file.sum, false);
     }
     ::munmap(map, log_->size());
   }
@@ -160,6 +168,20 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     return 2;
   }
   if (!ok) return 2;
+  // The indexes: a large store that opens as it is (no rewrite) gets them
+  // after open returns, built on other threads while queries scan (decision
+  // 0070); any other store first, as replay did before.
+  int64_t rows = 0;
+  for (size_t c = 0; c < store_.size(); ++c) rows += store_.table(static_cast<uint32_t>(c)).live();
+  bool later = file.kind == FileKind::Store && !(res.has_head && res.plan.head_differs) && rows > 0 &&
+               rows >= testing::background_index_rows;
+  if (!later) {
+    std::string why;
+    if (!build_indexes(store_, &why)) {
+      *err = "replay found corruption beyond a torn tail: " + path + ": " + why;
+      return 2;
+    }
+  }
   if (!clear_stale_checkpoint(path, err)) return 2;  // the log is ours: its temporary may be too
 
   size_t at = begin_record(head_, kSchema, 0, kFormatVersion);
@@ -173,7 +195,10 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
     // table or new indexes: rewrite the whole log under the program's head
     // before anything is appended to it.
     int64_t size = write_checkpoint(path, store_, err);
-    if (size < 0 || !log_->reopen(static_cast<uint64_t>(size), err)) {
+    int retired = -1;
+    bool reopened = size >= 0 && log_->reopen(static_cast<uint64_t>(size), static_cast<uint64_t>(size), &retired, err);
+    if (retired >= 0) ::close(retired);
+    if (!reopened) {
       const char* why = file.kind == FileKind::Legacy ? "in the current format" : "for the new schema";
       *err = "cannot rewrite the log " + std::string(why) + ": " + *err;
       return 2;
@@ -195,10 +220,54 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
   }
   commit_ = std::make_unique<GroupCommit>(log_.get());
   commit_->set_after_batch([this] { after_batch(); });
+  if (later) {
+    indexing_ = true;
+    try {
+      indexer_ = std::thread([this, path] { build_indexes_later(path); });
+    } catch (const std::system_error&) {  // no thread: built here, as before
+      build_indexes_later(path);
+    }
+  }
   return 0;
 }
 
+// The indexer thread (decision 0070). Nothing else reads an index or writes
+// a row meanwhile (index_on, lock_write), so it needs no lock. A unique key
+// held by two rows is the corruption replay refused before: the process
+// exits 2 with the same line (no write has been accepted by then).
+void Engine::build_indexes_later(const std::string& path) {
+  if (testing::before_background_index) testing::before_background_index();
+  std::string why;
+  bool ok = false;
+  try {
+    ok = build_indexes(store_, &why);
+    if (!ok) why = "replay found corruption beyond a torn tail: " + path + ": " + why + "; refusing to go on";
+  } catch (...) {  // an OOM trap: the store cannot start (as it could not before)
+    why = "out of memory while building the indexes of " + path + "; refusing to go on";
+  }
+  if (!ok) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "wo: %s\n", why.c_str());
+    std::fflush(stderr);
+    ::_exit(2);  // not exit(): other threads may be inside the store
+  }
+  {
+    std::lock_guard lk(index_mu_);
+    indexing_.store(false, std::memory_order_release);
+  }
+  index_cv_.notify_all();
+}
+
+void Engine::wait_indexes() {
+  if (indexes_built()) return;
+  index_waiters_.fetch_add(1);
+  std::unique_lock lk(index_mu_);
+  index_cv_.wait(lk, [&] { return indexes_built(); });
+}
+
 std::unique_lock<std::shared_mutex> Engine::lock_write() {
+  if (!indexes_built()) [[unlikely]]
+    wait_indexes();  // decision 0070: no write while the indexes are built
   writers_waiting_.fetch_add(1, std::memory_order_relaxed);  // a checkpoint's next slice waits for us
   std::unique_lock lk(mu_);
   writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
@@ -326,15 +395,18 @@ bool Engine::checkpoint(bool forced) {
   commit_->run_as_leader([&] { copied = log_->end(); });
   if (!cf.copy_log(log_->fd(), start, copied, &err) || !cf.sync(&err)) return missed();
   int64_t size = -1;
+  int retired = -1;  // the replaced log, closed once the leader is done
   commit_->run_as_leader([&] {
     // No round runs meanwhile: the log's end stays put while its last bytes
     // are copied and the new file takes its place.
     if (!cf.copy_log(log_->fd(), copied, log_->end(), &err)) return;
     size = cf.install(&err);
     if (size < 0) return;
-    if (!log_->reopen(static_cast<uint64_t>(size), &err)) die_durability("open (after checkpoint)", log_->path(), errno, 0);
+    if (!log_->reopen(static_cast<uint64_t>(size), cf.file_size(), &retired, &err))
+      die_durability("open (after checkpoint)", log_->path(), errno, 0);
     last_compacted_ = static_cast<uint64_t>(size);
   });
+  if (retired >= 0) ::close(retired);
   if (size < 0) return missed();
   auto us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());

@@ -86,6 +86,12 @@ class Engine {
     if (commit_ && !commit_->want(seq)) commit_->wait_durable(seq);
   }
   GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
+  // Whether every index is built: a large store's are built after open
+  // returns (decision 0070); until then queries scan and writers wait.
+  bool indexes_built() const { return !indexing_.load(std::memory_order_acquire); }
+  // Waits until they are (tests, and every writer through lock_write).
+  void wait_indexes();
+  int index_waiters() const { return index_waiters_.load(); }  // tests: threads that waited so far
   CheckpointStats checkpoint_stats();
   // Tests: wait until no automatic checkpoint is running or requested.
   void wait_checkpoint_idle();
@@ -98,6 +104,9 @@ class Engine {
   int open_log(const std::string& path, bool quiet, std::string* err);
 
   Table& table(uint32_t cls, const WoSite* site);
+  // t.index_on(f), or NULL while the indexes are being built (the query scans).
+  const TableIndex* index_on(const Table& t, uint32_t f) const { return indexes_built() ? t.index_on(f) : nullptr; }
+  void build_indexes_later(const std::string& path);  // the indexer thread's work
   const Field& field(const Table& t, uint32_t f, const WoSite* site);
   std::unique_lock<std::shared_mutex> lock_write();
   std::shared_lock<std::shared_mutex> lock_read();
@@ -142,7 +151,23 @@ class Engine {
   std::atomic<bool> ckpt_busy_{false};    // requested or running: the trigger waits
   std::atomic<bool> ckpt_abandon_{false}; // closing: stop between slices
   std::thread checkpointer_;
+
+  // The indexes built after open (decision 0070): no index is read and no
+  // write runs while indexing_ is true; the indexer clears it when done.
+  std::atomic<bool> indexing_{false};
+  std::atomic<int> index_waiters_{0};
+  std::mutex index_mu_;
+  std::condition_variable index_cv_;
+  std::thread indexer_;
 };
+
+namespace testing {
+// Tests: a store of at least this many rows (all tables) has its indexes
+// built after open returns (default 65,536; below that they are built first).
+extern int64_t background_index_rows;
+// Tests: run by the indexer thread before it builds anything.
+extern std::function<void()> before_background_index;
+}  // namespace testing
 
 // wo_db_sort_keys: `ids` sorted in place by computed keys (reads.cpp). Needs no store.
 void sort_by_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site);

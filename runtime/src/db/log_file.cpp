@@ -188,16 +188,17 @@ void LogFile::truncate_at_end() {
   size_ = end_;
 }
 
-bool LogFile::reopen(uint64_t size, std::string* err) {
+bool LogFile::reopen(uint64_t end, uint64_t size, int* retired, std::string* err) {
   int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return refuse(err, "cannot reopen the log " + path_ + ": " + std::strerror(errno));
   if (!lock(fd, path_, err)) {  // taken between the rename and here
     ::close(fd);
     return false;
   }
-  ::close(fd_);
+  *retired = fd_;
   fd_ = fd;
-  size_ = end_ = size;
+  end_ = end;
+  size_ = std::max(size, end);
   return true;
 }
 

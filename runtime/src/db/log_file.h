@@ -53,8 +53,12 @@ class LogFile {
   // Cuts the file at end() (drops a torn tail's bytes so they can never be
   // read as records later) and syncs. Exits 74 on failure.
   void truncate_at_end();
-  // Takes the file now at path() (a checkpoint renamed over it), `size` long.
-  bool reopen(uint64_t size, std::string* err);
+  // Takes the file now at path() (a checkpoint renamed over it): its frames
+  // end at `end`, zeros follow up to `size` (its preallocation). The old
+  // file's descriptor goes to *retired for the caller to close later: closing
+  // the last reference to a replaced log frees its blocks, which took 10-30
+  // ms that no commit should wait for.
+  bool reopen(uint64_t end, uint64_t size, int* retired, std::string* err);
 
  private:
   void extend(uint64_t need, uint64_t nrec);

@@ -67,14 +67,12 @@ void each_equal(const Table& t, const TableIndex* ix, uint32_t field, const std:
       if (!f(it->id)) return;
     return;
   }
+  // key_equals: a Text key is compared in place (a scan while the indexes
+  // are built, decision 0070, is a whole table's worth of them).
   const Field& fd = t.def().fields[field];
-  std::string k;
   bool go = true;
   t.each([&](int64_t id, Row* r) {
-    if (!go) return;
-    k.clear();
-    append_key(k, fd, r->slots()[field]);
-    if (k == key) go = f(id);
+    if (go && key_equals(fd, r->slots()[field], key)) go = f(id);
   });
 }
 
@@ -137,7 +135,7 @@ WoList* Engine::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, con
   const Field& fd = field(t, f, site);
   std::string k;
   append_key_abi(k, fd, key);
-  const TableIndex* ix = t.index_on(f);
+  const TableIndex* ix = index_on(t, f);
   bool nil = is_nil(fd, key);
   if (ix && ix->def->unique && !nil) {
     // A unique probe (the common `where x.k == key`): at most one id, so
@@ -174,7 +172,7 @@ int64_t Engine::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite
   append_key_abi(k, fd, key);
   auto lk = lock_read();
   int64_t n = 0;
-  each_equal(t, t.index_on(f), f, k, is_nil(fd, key), [&](int64_t) {
+  each_equal(t, index_on(t, f), f, k, is_nil(fd, key), [&](int64_t) {
     ++n;
     return true;
   });
@@ -194,6 +192,14 @@ WoList* Engine::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, 
   }
   auto lk = lock_read();
   IdList out(0);
+  if (!indexes_built()) {  // decision 0070: a scan until they are
+    std::string other;
+    t.each([&](int64_t id, Row* r) {
+      t.key_of(ix, r->slots(), other);
+      if (other == k) out.push(id);
+    });
+    return out.release();
+  }
   if (nil && !ix.ordered_ready) {  // nil keys are not in a unique hash: build the ordered side
     lk.unlock();
     ensure_ordered(t, index);
@@ -214,7 +220,7 @@ WoList* Engine::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32
   if (flags & WO_DB_LO) append_key_abi(lk_key, fd, lo);
   if (flags & WO_DB_HI) append_key_abi(hk_key, fd, hi);
   bool desc = flags & WO_DB_DESC;
-  const TableIndex* ix = t.index_on(f);
+  const TableIndex* ix = index_on(t, f);
   if (ix && !ix->ordered_ready) ensure_ordered(t, static_cast<uint32_t>(ix - t.indexes.data()));
   auto lk = lock_read();
   IdList out(0);

@@ -67,14 +67,15 @@ class Replayer {
   // refused migration) rather than from damaged records.
   bool refused() const { return refused_; }
 
-  // The ids, the indexes (in bulk) and the ref counts.
-  bool finish(std::string* why) {
+  // The ids, the indexes (in bulk, unless the caller builds them) and the
+  // ref counts.
+  bool finish(bool indexes, std::string* why) {
     if (!blocks_.empty() && !load_blocks(why)) return false;  // a snapshot without its end (not written so)
     for (size_t c = 0; c < store_.size(); ++c) {
       Table& t = store_.table(static_cast<uint32_t>(c));
       t.next_id = std::max(t.next_id, max_id_[c] + 1);
     }
-    if (!build_indexes(store_, why)) return false;
+    if (indexes && !build_indexes(store_, why)) return false;
     store_.recount();
     return true;
   }
@@ -324,7 +325,7 @@ class Replayer {
 }  // namespace
 
 bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, const std::string& path,
-            const Schema& program, Store& store, ReplayResult* out, std::string* err, FrameSum sum) {
+            const Schema& program, Store& store, ReplayResult* out, std::string* err, FrameSum sum, bool indexes) {
   *out = ReplayResult{};
   store.set_counting(false);
   // Blobs take at most about twice their bytes in the file (an 8-byte
@@ -364,7 +365,7 @@ bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, co
       break;
     }
   std::string why;
-  if (!rp.finish(&why)) {
+  if (!rp.finish(indexes, &why)) {
     *err = "replay found corruption beyond a torn tail: " + path + ": " + why;
     return false;
   }
