@@ -55,7 +55,7 @@ static void fill(sqlite3* db, sqlite3_stmt* ins, char** keys, int64_t n) {
 
 int main(void) {
   int64_t n = knob("STORE_N", 1000000), lookups = knob("STORE_LOOKUPS", 1000000),
-          ranges = knob("STORE_RANGES", 20000);
+          ranges = knob("STORE_RANGES", 200000);
   char** keys = malloc((size_t)n * sizeof *keys);
   for (int64_t i = 0; i < n; ++i) {
     char b[32];

@@ -7,7 +7,8 @@
 #   bench/store-lang/run.sh           WOC (default build/bin/woc), STORE_N
 #                                     (rows, default 1,000,000), STORE_LOOKUPS
 #                                     (default 1,000,000), STORE_RANGES (default
-#                                     20,000), BENCH_RUNS (default 3: median)
+#                                     200,000: ~0.3 s of woc, long enough to
+#                                     time), BENCH_RUNS (default 3: median)
 #   bench/store-lang/run.sh --check   tiny sizes, one run, answers only (the
 #                                     ctest db.store-lang.smoke): exit 1 if
 #                                     the two sides disagree

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "small_heap.h"
 #include "wo_runtime.h"
 
 namespace wo {
@@ -24,7 +25,7 @@ inline void release(void* obj) {
   if (h->rc < 0) return;
   if (--h->rc != 0) return;
   if (h->destroy) h->destroy(obj);
-  std::free(obj);
+  heap_free(obj);
 }
 
 // Releases a heap value at scope exit unless disowned: keeps partly built

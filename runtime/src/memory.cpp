@@ -28,7 +28,9 @@ void* heap_realloc(void* p, size_t n) {
 WoText* text_alloc(int64_t len) {
   if (len < 0 || static_cast<uint64_t>(len) > (UINT64_MAX >> 2)) [[unlikely]]
     raise_oom();
-  auto* t = static_cast<WoText*>(heap_malloc(sizeof(WoText) + static_cast<size_t>(len) + 1));
+  size_t n = sizeof(WoText) + static_cast<size_t>(len) + 1;
+  void* p = n <= kSmallMax ? small_alloc(n) : nullptr;  // small_heap.h: on huge pages
+  auto* t = static_cast<WoText*>(p ? p : heap_malloc(n));
   t->h.rc = 1;
   t->h.destroy = nullptr;
   t->len = len;

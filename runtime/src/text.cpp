@@ -67,10 +67,20 @@ WoText* wo_text_append(WoText* a, WoText* b) {
   if (blen == 0) return a;
   const bool self = a == b;
   const size_t needed = sizeof(WoText) + static_cast<size_t>(a->len + blen) + 1;
-  const size_t have = malloc_usable_size(a);
+  const bool small = wo::small_owns(a);
+  const size_t have = small ? wo::small_usable(a) : malloc_usable_size(a);
   if (needed > have) {
     size_t want = std::max(needed, have * 2);
-    auto* grown = static_cast<WoText*>(std::realloc(a, want));
+    WoText* grown;
+    if (small) {  // out of the small heap for good: it only serves fixed sizes
+      grown = static_cast<WoText*>(std::malloc(want));
+      if (grown) {
+        std::memcpy(grown, a, sizeof(WoText) + static_cast<size_t>(a->len) + 1);
+        wo::small_free(a);
+      }
+    } else {
+      grown = static_cast<WoText*>(std::realloc(a, want));
+    }
     if (!grown) [[unlikely]] {
       wo_release(a);
       wo::raise_oom();

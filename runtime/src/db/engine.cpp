@@ -3,7 +3,9 @@
 #include "engine.h"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -31,6 +33,16 @@ namespace {
 
 Engine* g_engine = nullptr;
 thread_local Tx* t_tx = nullptr;
+std::atomic<uint64_t> g_serial{0};
+
+// MEMBARRIER_CMD_PRIVATE_EXPEDITED: every thread of this process that is
+// running passes a full memory barrier before this returns (the others do
+// when they are next scheduled). It only fails for a process that has not
+// registered, and each engine registers (or goes without solo access).
+bool membarrier_register() {
+  return ::syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+void membarrier_all() { ::syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0); }
 
 void notice(bool quiet, const std::string& line) {
   if (quiet) return;
@@ -51,7 +63,10 @@ Engine& Engine::need(const WoSite* site) {
   return *g_engine;
 }
 
-Engine::Engine(Schema schema) : schema_(std::move(schema)), store_(&schema_) {}
+thread_local uint64_t Engine::t_seen_ = 0;
+
+Engine::Engine(Schema schema)
+    : schema_(std::move(schema)), store_(&schema_), serial_(++g_serial), solo_ok_(membarrier_register()) {}
 
 Engine::~Engine() {
   if (indexer_.joinable()) indexer_.join();  // before anything it reads goes
@@ -265,20 +280,57 @@ void Engine::wait_indexes() {
   index_cv_.wait(lk, [&] { return indexes_built(); });
 }
 
-std::unique_lock<std::shared_mutex> Engine::lock_write() {
+// Solo access (decision 0069). The solo thread sets its flag, then reads
+// the thread count with no fence of its own; a newcomer raises the count,
+// then makes every running thread of the process pass a full barrier
+// (membarrier), then waits for the flag to drop. After the barrier either
+// the solo thread's flag is visible to the newcomer (it waits for that
+// statement to end) or the solo thread's read of the count comes after the
+// barrier and sees two (it takes the lock). From then on nobody is solo.
+void Engine::enter_thread() {
+  t_seen_ = serial_;
+  if (threads_.fetch_add(1) + 1 != 2 || !solo_ok_) return;
+  membarrier_all();
+  // Bounded by the one statement the solo thread may be in (a statement
+  // without the lock never waits for another thread).
+  for (unsigned spin = 0; solo_busy_.load(std::memory_order_acquire); ++spin)
+    if (spin >= 64) std::this_thread::yield();
+}
+
+bool Engine::enter_solo() {
+  note_thread();
+  if (!solo_ok_ || threads_.load(std::memory_order_relaxed) != 1) return false;
+  solo_busy_.store(true, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the CPU's half is the newcomer's membarrier
+  // An open transaction of another fiber of this thread: wait at the gate
+  // as before (owner_ is only written by this thread while it is solo).
+  if (threads_.load(std::memory_order_relaxed) == 1 && !(owner_ && owner_ != t_tx)) return true;
+  solo_busy_.store(false, std::memory_order_release);
+  return false;
+}
+
+bool Engine::solo_now() {
+  if (!enter_solo()) return false;
+  solo_busy_.store(false, std::memory_order_release);
+  return true;
+}
+
+Engine::Hold Engine::lock_write() {
   if (!indexes_built()) [[unlikely]]
-    wait_indexes();  // decision 0070: no write while the indexes are built
+    wait_indexes();  // decision 0070: no write while the indexes are built, solo or not
+  if (enter_solo()) return Hold(&solo_busy_);
   writers_waiting_.fetch_add(1, std::memory_order_relaxed);  // a checkpoint's next slice waits for us
   std::unique_lock lk(mu_);
   writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
   if (owner_ && owner_ != t_tx) gate_.wait(lk, [&] { return !owner_ || owner_ == t_tx; });
-  return lk;
+  return Hold(std::move(lk));
 }
 
-std::shared_lock<std::shared_mutex> Engine::lock_read() {
+Engine::Hold Engine::lock_read() {
+  if (enter_solo()) return Hold(&solo_busy_);
   std::shared_lock lk(mu_);
   if (owner_ && owner_ != t_tx) gate_.wait(lk, [&] { return !owner_ || owner_ == t_tx; });
-  return lk;
+  return Hold(std::move(lk));
 }
 
 Table& Engine::table(uint32_t cls, const WoSite* site) {

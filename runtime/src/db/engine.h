@@ -11,6 +11,13 @@
 // on rows it may still undo. What others can see early are single
 // statements applied but not yet durable (the group-commit window), exactly
 // as in orig (§1.11): replies to reads are not held.
+//
+// Solo access (docs/decisions/0069): while only one thread has ever used
+// the store, that thread's reads and writes take no lock, only a flag of
+// its own; the second thread to come (lock_read/lock_write/begin...) first
+// waits for that flag behind an asymmetric barrier (membarrier), and from
+// then on everyone locks. A lock's atomic pairs kept a loop of lookups from
+// overlapping one lookup's cache misses with the next one's.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -22,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "group_commit.h"
 #include "log_file.h"
@@ -95,6 +103,9 @@ class Engine {
   CheckpointStats checkpoint_stats();
   // Tests: wait until no automatic checkpoint is running or requested.
   void wait_checkpoint_idle();
+  // Tests: whether the calling thread's next statement would take no lock
+  // (decision 0069: it is the only thread that has used the store).
+  bool solo_now();
 
   ~Engine();
 
@@ -103,13 +114,51 @@ class Engine {
   int start(const WoDbConfig& cfg, std::string* err);
   int open_log(const std::string& path, bool quiet, std::string* err);
 
+  // What a statement holds while it reads or changes the RAM state: the
+  // lock, or for the solo thread only its flag (decision 0069).
+  class Hold {
+   public:
+    Hold() = default;
+    explicit Hold(std::atomic<bool>* solo) : solo_(solo) {}
+    explicit Hold(std::shared_lock<std::shared_mutex> r) : r_(std::move(r)) {}
+    explicit Hold(std::unique_lock<std::shared_mutex> w) : w_(std::move(w)) {}
+    Hold(Hold&& o) noexcept : r_(std::move(o.r_)), w_(std::move(o.w_)), solo_(o.solo_) { o.solo_ = nullptr; }
+    Hold& operator=(Hold&& o) noexcept {
+      unlock();
+      r_ = std::move(o.r_);
+      w_ = std::move(o.w_);
+      solo_ = o.solo_;
+      o.solo_ = nullptr;
+      return *this;
+    }
+    ~Hold() { unlock(); }
+    void unlock() {
+      if (solo_) solo_->store(false, std::memory_order_release);  // the store's reads are done
+      solo_ = nullptr;
+      if (r_.owns_lock()) r_.unlock();
+      if (w_.owns_lock()) w_.unlock();
+    }
+
+   private:
+    std::shared_lock<std::shared_mutex> r_;
+    std::unique_lock<std::shared_mutex> w_;
+    std::atomic<bool>* solo_ = nullptr;
+  };
+
   Table& table(uint32_t cls, const WoSite* site);
   // t.index_on(f), or NULL while the indexes are being built (the query scans).
   const TableIndex* index_on(const Table& t, uint32_t f) const { return indexes_built() ? t.index_on(f) : nullptr; }
   void build_indexes_later(const std::string& path);  // the indexer thread's work
   const Field& field(const Table& t, uint32_t f, const WoSite* site);
-  std::unique_lock<std::shared_mutex> lock_write();
-  std::shared_lock<std::shared_mutex> lock_read();
+  Hold lock_write();
+  Hold lock_read();
+  // Solo access: counts the calling thread in (once), then whether it may
+  // go without the lock; if so its flag is set (Hold clears it).
+  void note_thread() {
+    if (t_seen_ != serial_) enter_thread();
+  }
+  bool enter_solo();
+  void enter_thread();
   bool logged(const Table& t) const { return log_ && t.def().durable(); }
   // Under the write lock: the record (sub-records) of a statement outside a
   // transaction, or of a committing transaction, as one unit.
@@ -136,6 +185,13 @@ class Engine {
   Tx* owner_ = nullptr;                   // the open transaction holding the store
 
   std::atomic<int> writers_waiting_{0};   // threads in lock_write() before they hold mu_
+
+  // Solo access (decision 0069).
+  static thread_local uint64_t t_seen_;   // the serial_ of the engine this thread was counted in
+  const uint64_t serial_;                 // this engine's number in the process (engines reopen in tests)
+  bool solo_ok_ = false;                  // membarrier is there: solo access is allowed
+  std::atomic<uint32_t> threads_{0};      // threads that have used the store; never goes down
+  std::atomic<bool> solo_busy_{false};    // the one thread is inside a statement without the lock
   uint64_t last_staged_ = 0;              // the seq of the last unit staged (under the write lock)
 
   uint64_t ckpt_floor_ = uint64_t{4} << 20;

@@ -16,6 +16,7 @@ namespace wo::db {
 void Engine::begin(const WoSite* site) {
   if (current_tx()) raise(static_cast<int64_t>(TrapCode::DB), site, "nested transaction");
   auto tx = std::make_unique<Tx>();
+  note_thread();  // mu_ without lock_write: counted for solo access all the same (decision 0069)
   {
     std::unique_lock lk(mu_);
     gate_.wait(lk, [&] { return owner_ == nullptr; });
@@ -42,6 +43,7 @@ void Engine::commit(const WoSite* site) {
   Tx* tx = current_tx();
   if (!tx) return;
   uint64_t seq = 0;
+  note_thread();
   {
     std::unique_lock lk(mu_);
     if (tx->nrec) {
@@ -83,6 +85,7 @@ void Engine::undo(Tx& tx) {
 void Engine::abort() noexcept {
   Tx* tx = current_tx();
   if (!tx) return;
+  note_thread();
   try {
     std::unique_lock lk(mu_);
     undo(*tx);
