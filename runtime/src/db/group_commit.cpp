@@ -44,9 +44,11 @@ uint64_t GroupCommit::flush_batch() {
     // first of them, and the rest would wait a whole fdatasync more.
     if (last_units_ > 1 && units_.size() < last_units_ && last_sync_ns_ > 0) {
       herd_target_ = last_units_;
+      auto h0 = std::chrono::steady_clock::now();
       herd_cv_.wait_for(lk, std::chrono::nanoseconds(std::min<int64_t>(last_sync_ns_ / 2, 2'000'000)),
                         [&] { return units_.size() >= herd_target_; });
       herd_target_ = 0;
+      stats_.herd_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - h0).count();
     }
     if (units_.empty()) {
       last_units_ = 0;
@@ -76,6 +78,8 @@ uint64_t GroupCommit::flush_batch() {
   auto t0 = std::chrono::steady_clock::now();
   log_->append_durable(seal_frame(batch_, nrec), nrec);  // exits 74 on failure
   last_sync_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lk(stage_mu_);
+  stats_.sync_ns += static_cast<uint64_t>(last_sync_ns_);
   return last;
 }
 

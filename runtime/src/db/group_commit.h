@@ -59,6 +59,8 @@ struct CommitStats {
   uint64_t deferred = 0;      // commits of actors that did not wait (decision 0045)
   uint64_t parked = 0;        // waits that parked a fiber
   uint64_t peak_parked = 0;   // fibers parked at once
+  uint64_t sync_ns = 0;       // in the rounds' pwrite + fdatasync
+  uint64_t herd_ns = 0;       // in the herd wait before a round's batch
 };
 
 class GroupCommit {
