@@ -233,10 +233,10 @@ void GroupCommit::end_round(std::unique_lock<std::mutex>& lk, uint64_t done) {
   rounds_.fetch_add(1);
   bool wake = followers_ > 0;
   sync_cv_.notify_all();
-  std::vector<Parked> ready;
+  std::vector<sched::CallWait*> ready;
   for (size_t i = 0; i < parked_.size();) {
     if (parked_[i].seq <= durable_) {
-      ready.push_back(parked_[i]);
+      ready.push_back(parked_[i].wait);
       parked_[i] = parked_.back();
       parked_.pop_back();
     } else {
@@ -249,7 +249,7 @@ void GroupCommit::end_round(std::unique_lock<std::mutex>& lk, uint64_t done) {
   lk.unlock();
   if (wake) futex_wake_all(&rounds_);
   if (kick) writer_cv_.notify_one();
-  for (const Parked& p : ready) sched::external_wait_fire(p.wait);  // only now: durable
+  if (!ready.empty()) sched::external_wait_fire_all(ready.data(), ready.size());  // only now: durable
 }
 
 // The log writer: rounds for parked fibers, until the GroupCommit goes.
