@@ -39,14 +39,21 @@ GroupCommit::GroupCommit(LogFile* log) : log_(log), stage_(kStageReserve, '\0') 
 }
 
 uint64_t GroupCommit::stage(std::string_view records, uint32_t nrec) {
-  std::lock_guard lk(stage_mu_);
-  stage_.append(records);
-  units_.push_back(Unit{stage_.size(), nrec, ++staged_seq_});
-  g_seq_floor.store(staged_seq_, std::memory_order_relaxed);
-  staged_recs_ += nrec;
-  stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
-  if (herd_target_ != 0 && units_.size() >= herd_target_) herd_cv_.notify_one();
-  return staged_seq_;
+  uint64_t seq;
+  bool herd_in;
+  {
+    std::lock_guard lk(stage_mu_);
+    stage_.append(records);
+    seq = ++staged_seq_;
+    units_.push_back(Unit{stage_.size(), nrec, seq});
+    g_seq_floor.store(seq, std::memory_order_relaxed);
+    staged_recs_ += nrec;
+    stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
+    herd_in = herd_target_ != 0 && units_.size() >= herd_target_;
+  }
+  // After unlocking: the leader it wakes takes stage_mu_ at once.
+  if (herd_in) herd_cv_.notify_one();
+  return seq;
 }
 
 uint64_t GroupCommit::flush_batch() {
