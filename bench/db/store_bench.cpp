@@ -2,7 +2,11 @@
 // through the C ABI of wo_db.h, and on SQLite (WAL, synchronous=FULL), with
 // the same schema, in one run, plus this disk's raw fdatasync rate.
 //
-//   store_bench DIR [SECONDS]
+//   store_bench DIR [SECONDS [ONLY]]
+//
+// ONLY, a comma-separated list of the durable workloads below (e.g.
+// `fsync,durable8`), runs just those, with no SQLite and no in-memory
+// workloads: for profiling one workload (perf stat, WO_WAL_STATS).
 //
 // DIR must be on the disk to measure (never tmpfs: fsync is free there).
 // Each durable workload runs SECONDS in all (default 3), in 6 interleaved
@@ -29,6 +33,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -52,6 +57,12 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 std::string dir;
 double seconds = 3.0;
+std::string only;  // empty: everything
+bool wanted(const char* name) {
+  if (only.empty()) return true;
+  std::string list = "," + only + ",";
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
 std::vector<std::string> report;
 
 void result(const char* name, const char* side, double ops) {
@@ -118,6 +129,7 @@ void woc_open() {
   std::string data = dir + "/woc/";
   cfg.data = data.c_str();
   cfg.quiet = true;
+  cfg.wal_stats = std::getenv("WO_WAL_STATS") != nullptr;  // the walstats line at close (profiling)
   char err[512];
   if (wo_db_open(&kSchema, &cfg, err, sizeof err) != 0) {
     std::fprintf(stderr, "woc open: %s\n", err);
@@ -352,11 +364,24 @@ void aim(const char* name, double woc, const char* peer, double p, double at_lea
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: store_bench DIR [SECONDS]\n");
+    std::fprintf(stderr,
+                 "usage: store_bench DIR [SECONDS [ONLY]]\n"
+                 "  ONLY: comma-separated durable workloads to run alone (fsync,durable1,durable8,durable1f,\n"
+                 "        durable8f), without SQLite and the in-memory workloads\n");
     return 2;
   }
   dir = argv[1];
   if (argc > 2) seconds = std::atof(argv[2]);
+  if (argc > 3) only = argv[3];
+  for (size_t at = 0; !only.empty() && at <= only.size();) {
+    size_t comma = std::min(only.find(',', at), only.size());
+    std::string name = only.substr(at, comma - at);
+    if (name != "fsync" && name != "durable1" && name != "durable8" && name != "durable1f" && name != "durable8f") {
+      std::fprintf(stderr, "store_bench: unknown workload '%s' in ONLY\n", name.c_str());
+      return 2;
+    }
+    at = comma + 1;
+  }
   ::mkdir((dir + "/woc").c_str(), 0755);
   std::printf("store benchmark: %s, %.1f s per durable workload (6 interleaved slices), SQLite %s\n", dir.c_str(), seconds,
               sqlite3_libversion());
@@ -370,15 +395,23 @@ int main(int argc, char** argv) {
   setenv("WO_SHARDS", "2", 0);
   woc_open();
   for (int r = 0; r < kRounds; ++r) {
-    fs.add(fsync_slice(slice));
-    w1.add(woc_durable(1, "a", r, slice));
-    s1.add(sql_durable(1, "a", r, slice));
-    w8.add(woc_durable(8, "b", r, slice));
-    s8.add(sql_durable(8, "b", r, slice));
-    f1.add(woc_fibers(1, "c", r, slice));
-    f8.add(woc_fibers(8, "d", r, slice));
+    if (wanted("fsync")) fs.add(fsync_slice(slice));
+    if (wanted("durable1")) w1.add(woc_durable(1, "a", r, slice));
+    if (only.empty()) s1.add(sql_durable(1, "a", r, slice));
+    if (wanted("durable8")) w8.add(woc_durable(8, "b", r, slice));
+    if (only.empty()) s8.add(sql_durable(8, "b", r, slice));
+    if (wanted("durable1f")) f1.add(woc_fibers(1, "c", r, slice));
+    if (wanted("durable8f")) f8.add(woc_fibers(8, "d", r, slice));
   }
   wo_sched_shutdown();
+  if (!only.empty()) {
+    const char* names[] = {"fsync", "durable1", "durable8", "durable1f", "durable8f"};
+    const Meter* ms[] = {&fs, &w1, &w8, &f1, &f8};
+    for (int i = 0; i < 5; ++i)
+      if (wanted(names[i])) result(names[i], i == 0 ? "raw" : "woc", ms[i]->rate());
+    wo_db_close();  // WO_WAL_STATS prints here
+    return 0;
+  }
   result("fsync", "raw", fs.rate());
   result("durable1", "woc", w1.rate());
   result("durable1", "sqlite", s1.rate());

@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
+#include "runtime/src/db/engine.h"
+#include "runtime/src/db/log_file.h"
 #include "tests/db/db_test_support.h"
 
 using namespace dbtest;
@@ -32,7 +35,59 @@ int64_t total() {
   return sum;
 }
 
+// Polls `ok` for up to `ms` milliseconds.
+template <class F>
+bool within(int ms, F ok) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!ok()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+std::atomic<int> g_in_sync{0};
+std::atomic<bool> g_release{false};
+
 }  // namespace
+
+// Followers sleep on the round counter (docs/decisions/0072): none may
+// return while the round ahead of theirs is still in its fdatasync, and the
+// next round takes all of them in one frame.
+TEST_CASE("thread followers return only after the fdatasync of their round, and one round covers them") {
+  TempDir dir;
+  Accounts a;
+  Open db(a.s.get(), dir.path());
+  REQUIRE(db.rc == 0);
+  g_in_sync = 0;
+  g_release = false;
+  wo::db::testing::before_sync = [] {
+    g_in_sync++;
+    within(10000, [] { return g_release.load(); });
+  };
+  std::thread leader([] { ins(0, {"lead", 1}); });
+  REQUIRE(within(10000, [] { return g_in_sync.load() == 1; }));  // the leader's round is in its sync
+  wo::db::GroupCommit& gc = *wo::db::Engine::instance()->group_commit();
+  uint64_t batches = gc.stats().batches;
+  std::atomic<int> back{0};
+  std::vector<std::thread> followers;
+  for (int t = 0; t < 4; ++t)
+    followers.emplace_back([&back, t] {
+      ins(0, {"f" + std::to_string(t), 2});
+      back++;
+    });
+  CHECK(within(10000, [&] { return gc.stats().peak_staged >= 4; }));  // all four staged behind the round
+  CHECK_FALSE(within(50, [&] { return back.load() > 0; }));          // and none returned
+  g_release = true;
+  leader.join();
+  for (auto& th : followers) th.join();
+  wo::db::testing::before_sync = nullptr;
+  CHECK(back == 4);
+  wo::db::CommitStats s = gc.stats();
+  CHECK(s.batches == batches + 1);  // the four in one round
+  CHECK(s.peak_batch >= 4);
+  CHECK(probe(0, 0, "f3").size() == 1);
+}
 
 TEST_CASE("concurrent inserts and transfers keep every acknowledged write and the total") {
   TempDir dir;

@@ -83,12 +83,13 @@ Engine::~Engine() {
     std::fprintf(stderr,
                  "walstats batches=%llu records=%llu peak_batch=%llu peak_staged=%llu compactions=%llu "
                  "compact_us_max=%llu compact_us_total=%llu compacted_bytes=%llu checkpoint_slices=%llu "
-                 "checkpoint_max_slice_rows=%llu\n",
+                 "checkpoint_max_slice_rows=%llu sync_us_total=%llu herd_us_total=%llu\n",
                  (unsigned long long)s.batches, (unsigned long long)s.records, (unsigned long long)s.peak_batch,
                  (unsigned long long)s.peak_staged, (unsigned long long)compactions_,
                  (unsigned long long)compact_us_max_, (unsigned long long)compact_us_total_,
                  (unsigned long long)compacted_bytes_, (unsigned long long)ckpt_slices_,
-                 (unsigned long long)ckpt_max_slice_rows_);
+                 (unsigned long long)ckpt_max_slice_rows_, (unsigned long long)(s.sync_ns / 1000),
+                 (unsigned long long)(s.herd_ns / 1000));
     std::fflush(stderr);
   }
 }

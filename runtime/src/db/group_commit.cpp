@@ -1,6 +1,10 @@
 // Group commit: staging, rounds, the log writer (see group_commit.h).
 #include "group_commit.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,21 +21,39 @@ namespace {
 // stores): the scheduler compares actors' `need` with one published durable
 // seq (decision 0045), so a new store must not reuse the old one's numbers.
 std::atomic<uint64_t> g_seq_floor{0};
+
+// Sleeps while *word == seen (returns at once if it is not; spurious returns
+// are fine: the caller loops).
+void futex_wait(std::atomic<uint32_t>* word, uint32_t seen) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+}
+void futex_wake_all(std::atomic<uint32_t>* word) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+}
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 }  // namespace
 
 GroupCommit::GroupCommit(LogFile* log) : log_(log), stage_(kStageReserve, '\0') {
-  staged_seq_ = absorbed_ = durable_ = g_seq_floor.load();
+  staged_seq_ = absorbed_ = g_seq_floor.load();
+  durable_.store(staged_seq_);
 }
 
 uint64_t GroupCommit::stage(std::string_view records, uint32_t nrec) {
-  std::lock_guard lk(stage_mu_);
-  stage_.append(records);
-  units_.push_back(Unit{stage_.size(), nrec, ++staged_seq_});
-  g_seq_floor.store(staged_seq_, std::memory_order_relaxed);
-  staged_recs_ += nrec;
-  stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
-  if (herd_target_ != 0 && units_.size() >= herd_target_) herd_cv_.notify_one();
-  return staged_seq_;
+  uint64_t seq;
+  bool herd_in;
+  {
+    std::lock_guard lk(stage_mu_);
+    stage_.append(records);
+    seq = ++staged_seq_;
+    units_.push_back(Unit{stage_.size(), nrec, seq});
+    g_seq_floor.store(seq, std::memory_order_relaxed);
+    staged_recs_ += nrec;
+    stats_.peak_staged = std::max(stats_.peak_staged, staged_recs_);
+    herd_in = herd_target_ != 0 && units_.size() >= herd_target_;
+  }
+  // After unlocking: the leader it wakes takes stage_mu_ at once.
+  if (herd_in) herd_cv_.notify_one();
+  return seq;
 }
 
 uint64_t GroupCommit::flush_batch() {
@@ -44,9 +66,11 @@ uint64_t GroupCommit::flush_batch() {
     // first of them, and the rest would wait a whole fdatasync more.
     if (last_units_ > 1 && units_.size() < last_units_ && last_sync_ns_ > 0) {
       herd_target_ = last_units_;
+      auto h0 = std::chrono::steady_clock::now();
       herd_cv_.wait_for(lk, std::chrono::nanoseconds(std::min<int64_t>(last_sync_ns_ / 2, 2'000'000)),
                         [&] { return units_.size() >= herd_target_; });
       herd_target_ = 0;
+      stats_.herd_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - h0).count();
     }
     if (units_.empty()) {
       last_units_ = 0;
@@ -76,6 +100,8 @@ uint64_t GroupCommit::flush_batch() {
   auto t0 = std::chrono::steady_clock::now();
   log_->append_durable(seal_frame(batch_, nrec), nrec);  // exits 74 on failure
   last_sync_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard lk(stage_mu_);
+  stats_.sync_ns += static_cast<uint64_t>(last_sync_ns_);
   return last;
 }
 
@@ -144,7 +170,10 @@ void GroupCommit::wait_parked(uint64_t seq) {
     // leads the round itself on its shard's thread: the shard would only
     // idle meanwhile, and it saves two thread hand-offs (to the log writer
     // and back through the inbox). Not while the writer is held (tests).
-    while (durable_ < seq && !leading_ && !writer_held_ && sched::shard_idle_but_caller()) lead_round(lk, false);
+    while (durable_ < seq && !leading_ && !writer_held_ && sched::shard_idle_but_caller()) {
+      lead_round(lk, false);
+      lk.lock();
+    }
     if (durable_ >= seq) return;
     if (start_writer()) {
       w = sched::external_wait_new();
@@ -166,10 +195,22 @@ void GroupCommit::wait_parked(uint64_t seq) {
 void GroupCommit::wait_blocking(uint64_t seq) {
   std::unique_lock lk(sync_mu_);
   while (durable_ < seq) {
-    if (leading_)
-      sync_cv_.wait(lk);
-    else
+    if (!leading_) {
       lead_round(lk, true);
+      if (durable_ >= seq) return;
+      lk.lock();
+      continue;
+    }
+    // A follower sleeps without the mutex (a condition variable would hand
+    // sync_mu_ from one woken follower to the next: with 8 writers on 2
+    // cores, 7 context switches in a row after every round).
+    uint32_t seen = rounds_.load();  // under sync_mu_: the round's end bumps it later
+    followers_++;
+    lk.unlock();
+    while (rounds_.load() == seen) futex_wait(&rounds_, seen);
+    followers_--;
+    if (durable_ >= seq) return;
+    lk.lock();
   }
 }
 
@@ -191,27 +232,31 @@ void GroupCommit::lead_round(std::unique_lock<std::mutex>& lk, bool yield) {
 }
 
 void GroupCommit::end_round(std::unique_lock<std::mutex>& lk, uint64_t done) {
-  durable_ = std::max(durable_, done);
+  if (done > durable_) durable_ = done;
   // Before anyone is woken: a fiber resumed from its wait finds its actor's
   // held messages covered, and shards holding messages get a Durable item.
   sched::publish_durable(durable_);
   leading_ = false;
+  rounds_.fetch_add(1);
+  bool wake = followers_ > 0;
   sync_cv_.notify_all();
-  std::vector<Parked> ready;
+  std::vector<sched::CallWait*> ready;
   for (size_t i = 0; i < parked_.size();) {
     if (parked_[i].seq <= durable_) {
-      ready.push_back(parked_[i]);
+      ready.push_back(parked_[i].wait);
       parked_[i] = parked_.back();
       parked_.pop_back();
     } else {
       ++i;
     }
   }
-  if (writer_has_work()) writer_cv_.notify_one();  // a thread led: fibers still wait
-  if (ready.empty()) return;
+  bool kick = writer_has_work();  // a thread led: fibers still wait
+  // The wake-ups after unlocking: the woken (and the next committers) take
+  // sync_mu_ at once, and a futex wake of several threads takes a while.
   lk.unlock();
-  for (const Parked& p : ready) sched::external_wait_fire(p.wait);  // only now: durable
-  lk.lock();
+  if (wake) futex_wake_all(&rounds_);
+  if (kick) writer_cv_.notify_one();
+  if (!ready.empty()) sched::external_wait_fire_all(ready.data(), ready.size());  // only now: durable
 }
 
 // The log writer: rounds for parked fibers, until the GroupCommit goes.
@@ -219,9 +264,10 @@ void GroupCommit::writer_main() {
   std::unique_lock lk(sync_mu_);
   for (;;) {
     writer_cv_.wait(lk, [&] { return writer_stop_ || writer_has_work(); });
-    if (writer_has_work())
+    if (writer_has_work()) {
       lead_round(lk, false);
-    else
+      lk.lock();
+    } else
       return;  // stopping, nothing wanted
   }
 }

@@ -22,10 +22,12 @@
 //   the log writer - a thread of this GroupCommit's own, started at the
 //   first such wait - runs the round and posts each covered fiber a wake-up
 //   to its shard, the way a `call` reply travels.
-// - Any other thread (no scheduler, a C ABI user, checkpoint, close) waits
-//   on a condition variable; the first one that finds no round running
-//   leads the next one itself (leader/follower), so a lone thread pays no
-//   hand-off.
+// - Any other thread (no scheduler, a C ABI user, checkpoint, close): the
+//   first one that finds no round running leads the next one itself
+//   (leader/follower), so a lone thread pays no hand-off; the others sleep
+//   on a round counter (a futex) that one wake-up at the round's end
+//   releases all at once, and a covered follower returns without taking
+//   the mutex again (docs/decisions/0072-commit-rounds-wake-once.md).
 // Either way at most one round runs at a time (`leading_`).
 //
 // Units (a statement's record, or a whole transaction) are never split
@@ -34,6 +36,7 @@
 // A wait returns only once its unit is durable; a fiber unwound while
 // parked (the program's end) was never told, and its unit is still written.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -59,6 +62,8 @@ struct CommitStats {
   uint64_t deferred = 0;      // commits of actors that did not wait (decision 0045)
   uint64_t parked = 0;        // waits that parked a fiber
   uint64_t peak_parked = 0;   // fibers parked at once
+  uint64_t sync_ns = 0;       // in the rounds' pwrite + fdatasync
+  uint64_t herd_ns = 0;       // in the herd wait before a round's batch
 };
 
 class GroupCommit {
@@ -109,10 +114,11 @@ class GroupCommit {
   void wait_parked(uint64_t seq);
   bool start_writer();  // sync_mu_ held
   void wait_blocking(uint64_t seq);
-  // With sync_mu_ held (via lk) and no round running: runs one; lk is held
-  // again on return.
+  // With sync_mu_ held (via lk) and no round running: runs one; lk is
+  // released on return (the wake-ups run outside it).
   void lead_round(std::unique_lock<std::mutex>& lk, bool yield);
-  // The leader, lk held: publishes `done`, ends its round, wakes whom it covers.
+  // The leader, lk held: publishes `done`, ends its round, releases lk and
+  // wakes whom it covers.
   void end_round(std::unique_lock<std::mutex>& lk, uint64_t done);
   bool writer_has_work() const { return !writer_held_ && !leading_ && parked_want_ > durable_; }
   void writer_main();
@@ -129,9 +135,14 @@ class GroupCommit {
   CommitStats stats_;
 
   std::mutex sync_mu_;      // never held together with stage_mu_
-  std::condition_variable sync_cv_;    // threads: a round ended
-  uint64_t durable_ = 0;
+  std::condition_variable sync_cv_;    // run_as_leader: a round ended
+  std::atomic<uint64_t> durable_{0};   // written under sync_mu_; followers read it without
   bool leading_ = false;
+  // Threads following a round sleep on this counter (a futex), bumped under
+  // sync_mu_ at each round's end: one wake-up releases them all, and a
+  // covered follower returns without taking sync_mu_ (wait_blocking).
+  std::atomic<uint32_t> rounds_{0};
+  std::atomic<uint32_t> followers_{0}; // threads asleep on rounds_ (added under sync_mu_)
   std::vector<Parked> parked_;         // fibers waiting, in no particular order
   uint64_t parked_want_ = 0;           // the highest seq a parked fiber waits for
   uint64_t parked_count_ = 0, peak_parked_ = 0, deferred_count_ = 0;

@@ -18,6 +18,7 @@ namespace wo::db {
 
 namespace testing {
 std::atomic<int> fail_sync_countdown{0};
+std::atomic<void (*)()> before_sync{nullptr};
 }
 
 namespace {
@@ -37,6 +38,7 @@ bool refuse(std::string* err, std::string msg) {
 }
 
 int sync_data(int fd) {
+  if (auto hook = testing::before_sync.load()) hook();
   int n = testing::fail_sync_countdown.load();
   if (n > 0 && testing::fail_sync_countdown.fetch_sub(1) == 1) {
     errno = EIO;

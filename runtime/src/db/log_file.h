@@ -72,6 +72,8 @@ class LogFile {
 namespace testing {
 // When > 0, the n-th next log fdatasync fails with EIO (counts down). Tests only.
 extern std::atomic<int> fail_sync_countdown;
+// When set, called before each log fdatasync (a test holds a round in its sync).
+extern std::atomic<void (*)()> before_sync;
 }  // namespace testing
 
 }  // namespace wo::db

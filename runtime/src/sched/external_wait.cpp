@@ -5,8 +5,10 @@
 // wait was made in, and shutdown() closes the epoch before it frees them.
 #include "external_wait.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <vector>
 
 #include "shard_internal.h"
 #include "wo_db.h"
@@ -55,15 +57,31 @@ void external_wait_park(CallWait* w) {
   unref_wait(w);
 }
 
-void external_wait_fire(CallWait* w) {
+void external_wait_fire(CallWait* w) { external_wait_fire_all(&w, 1); }
+
+void external_wait_fire_all(CallWait* const* ws, size_t n) {
+  std::vector<CallWait*> live;
+  std::vector<InboxItem> items;
   std::lock_guard lk(g_ext_mu);
-  if (w->epoch != g_ext_epoch.load(std::memory_order_relaxed)) {
-    unref_wait(w);  // its scheduler has ended: the parker unwound and let go already
-    return;
+  uint64_t epoch = g_ext_epoch.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < n; ++i) {
+    if (ws[i]->epoch == epoch)
+      live.push_back(ws[i]);
+    else
+      unref_wait(ws[i]);  // its scheduler has ended: the parker unwound and let go already
   }
-  InboxItem it{InboxItem::Wake};
-  it.wait = w;
-  post(w->shard, it);  // even to the firer's own shard: the wake-up runs in its loop
+  // Grouped by shard (a stable sort keeps each shard's waits in fire order).
+  std::stable_sort(live.begin(), live.end(), [](CallWait* a, CallWait* b) { return a->shard < b->shard; });
+  for (size_t i = 0; i < live.size();) {
+    Shard* s = live[i]->shard;
+    items.clear();
+    for (; i < live.size() && live[i]->shard == s; ++i) {
+      InboxItem it{InboxItem::Wake};
+      it.wait = live[i];
+      items.push_back(it);
+    }
+    post_all(s, items.data(), items.size());  // even to the firer's own shard: the wake-ups run in its loop
+  }
 }
 
 void open_external_waits(Runtime* rt) {

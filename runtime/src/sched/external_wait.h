@@ -5,6 +5,7 @@
 //
 // Kept free of sched.h so the store does not see the scheduler's model.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace wo::sched {
@@ -41,6 +42,9 @@ void external_wait_park(CallWait* w);
 // Any thread: the fiber parked on `w` becomes runnable on its shard. Safe
 // after the scheduler that made `w` has ended (it only lets go of `w`).
 void external_wait_fire(CallWait* w);
+// The same for `n` waits at once (a round of group commit): one post, so one
+// wake-up, per shard instead of one per fiber.
+void external_wait_fire_all(CallWait* const* ws, size_t n);
 
 // Held messages (held.cpp, docs/decisions/0045). A commit staged `seq`: when
 // the calling fiber runs an actor's receive (and could park), the actor now

@@ -249,6 +249,7 @@ Shard* shard_for_spawn();         // round-robin placement
 int64_t mailbox_cap();
 void push_run(Shard* s, Runnable r);
 void post(Shard* to, InboxItem item);     // cross-shard; wakes the shard
+void post_all(Shard* to, const InboxItem* items, size_t n);  // several at once: one wake-up
 // Parks the running fiber until a wake-up with the returned park id; throws
 // Unwind when cancelled. `timer_us` >= 0 also arms a wake-up at that time.
 // `stop_ends` false: a stop signal neither refuses nor ends this park of

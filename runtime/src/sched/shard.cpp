@@ -477,10 +477,12 @@ int64_t deadline_after_ms(int64_t ms) {
 
 void push_run(Shard* s, Runnable r) { s->runq.push_back(r); }
 
-void post(Shard* to, InboxItem item) {
+void post(Shard* to, InboxItem item) { post_all(to, &item, 1); }
+
+void post_all(Shard* to, const InboxItem* items, size_t n) {
   {
     std::lock_guard lk(to->mu);
-    to->inbox.push_back(item);
+    for (size_t i = 0; i < n; ++i) to->inbox.push_back(items[i]);
     to->has_mail.store(true, std::memory_order_seq_cst);
   }
   if (to->sleeping.load(std::memory_order_seq_cst)) {
