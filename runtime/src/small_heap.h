@@ -9,7 +9,10 @@
 // Size classes of 16 bytes; each thread carves 64 KiB runs of one class out
 // of 64 MiB regions (advised MADV_HUGEPAGE past the first 4 MiB, so a small
 // program stays on a few 4 KiB pages) and keeps a free list per class. A
-// block freed on another thread joins that thread's list. Memory is kept
+// block freed on another thread joins that thread's list; a list longer than
+// two batches gives one to a shared depot, which a thread whose list is
+// empty takes from before it carves a new run (so a producer thread and a
+// consumer thread reuse each other's blocks instead of growing the heap). Memory is kept
 // for reuse, never returned to the system (as glibc rarely returns its
 // heap's). Larger objects, and everything under ASan or TSan (which must
 // see each allocation), stay with malloc; heap_free tells them apart by
@@ -33,6 +36,9 @@ inline bool small_owns(const void* p) {
   auto a = reinterpret_cast<uintptr_t>(p);
   return (a >> 47) == 0 && g_small_regions[a >> kRegionBits] != 0;
 }
+
+// Runs handed out to threads so far (tests: frees on another thread are reused).
+size_t small_runs_taken();
 
 // A block of at least n bytes (n <= kSmallMax), or NULL when no region can
 // be mapped or the small heap is off (sanitizers): the caller uses malloc.
