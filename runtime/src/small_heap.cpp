@@ -15,6 +15,11 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define WO_SMALL_HEAP_OFF 1
 #endif
+#ifdef WO_SMALL_HEAP_OFF
+constexpr bool kSmallHeapOff = true;  // compiled all the same, so both builds see the same code
+#else
+constexpr bool kSmallHeapOff = false;
+#endif
 
 namespace wo {
 
@@ -176,10 +181,7 @@ size_t class_at(const void* p) {
 }  // namespace
 
 void* small_alloc(size_t n) {
-#ifdef WO_SMALL_HEAP_OFF
-  (void)n;
-  return nullptr;
-#else
+  if (kSmallHeapOff) return nullptr;
   size_t c = class_of(n);
   Cache& k = t_cache;
   if (k.free[c] || k.take_batch(c)) {
@@ -199,7 +201,6 @@ void* small_alloc(size_t n) {
   void* p = k.bump[c];
   k.bump[c] += sz;
   return p;
-#endif
 }
 
 void small_free(void* p) {
