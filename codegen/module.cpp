@@ -301,8 +301,11 @@ const ClassLayout& Emitter::layout(const ClassInfo* cls) {
   return l;
 }
 
+// With opaque pointers the global is its first byte's address (no GEP
+// constant: CreateGlobalStringPtr's drew a false -Wmaybe-uninitialized from
+// gcc 12 inside LLVM's headers in the sanitizer builds).
 llvm::Constant* Emitter::c_string(const std::string& s) {
-  return b_.CreateGlobalStringPtr(s, ".str", 0, mod_.get());
+  return b_.CreateGlobalString(s, ".str", 0, mod_.get());
 }
 
 // A text literal is an immortal WoText constant: { rc = -1, destroy = null, len, bytes..., NUL }.
