@@ -288,13 +288,26 @@ void Engine::wait_indexes() {
 // the solo thread's flag is visible to the newcomer (it waits for that
 // statement to end) or the solo thread's read of the count comes after the
 // barrier and sees two (it takes the lock). From then on nobody is solo.
+//
+// A third (or later) thread waits until the second has seen the solo thread
+// leave: counted the moment after the second, it must not take the lock
+// while the solo thread still writes without it (db.crash under ASan: three
+// writer threads starting together lost acknowledged rows).
 void Engine::enter_thread() {
   t_seen_ = serial_;
-  if (threads_.fetch_add(1) + 1 != 2 || !solo_ok_) return;
-  membarrier_all();
-  // Bounded by the one statement the solo thread may be in (a statement
-  // without the lock never waits for another thread).
-  for (unsigned spin = 0; solo_busy_.load(std::memory_order_acquire); ++spin)
+  uint32_t n = threads_.fetch_add(1) + 1;
+  if (n == 1 || !solo_ok_) return;
+  if (n == 2) {
+    membarrier_all();
+    // Bounded by the one statement the solo thread may be in (a statement
+    // without the lock never waits for another thread).
+    for (unsigned spin = 0; solo_busy_.load(std::memory_order_acquire); ++spin)
+      if (spin >= 64) std::this_thread::yield();
+    solo_over_.store(true, std::memory_order_release);
+    return;
+  }
+  // Bounded by the second thread's wait above.
+  for (unsigned spin = 0; !solo_over_.load(std::memory_order_acquire); ++spin)
     if (spin >= 64) std::this_thread::yield();
 }
 

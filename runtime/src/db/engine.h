@@ -192,6 +192,7 @@ class Engine {
   bool solo_ok_ = false;                  // membarrier is there: solo access is allowed
   std::atomic<uint32_t> threads_{0};      // threads that have used the store; never goes down
   std::atomic<bool> solo_busy_{false};    // the one thread is inside a statement without the lock
+  std::atomic<bool> solo_over_{false};    // the second thread saw the solo thread leave: nobody is solo now
   uint64_t last_staged_ = 0;              // the seq of the last unit staged (under the write lock)
 
   uint64_t ckpt_floor_ = uint64_t{4} << 20;
