@@ -29,8 +29,9 @@ WoText* text_alloc(int64_t len) {
   if (len < 0 || static_cast<uint64_t>(len) > (UINT64_MAX >> 2)) [[unlikely]]
     raise_oom();
   size_t n = sizeof(WoText) + static_cast<size_t>(len) + 1;
-  void* p = n <= kSmallMax ? small_alloc(n) : nullptr;  // small_heap.h: on huge pages
-  auto* t = static_cast<WoText*>(p ? p : heap_malloc(n));
+  auto* t = static_cast<WoText*>(heap_block(n));  // small_heap.h: on huge pages
+  if (!t) [[unlikely]]
+    raise_oom();
   t->h.rc = 1;
   t->h.destroy = nullptr;
   t->len = len;

@@ -46,6 +46,13 @@ void* small_alloc(size_t n);
 void small_free(void* p);          // p: small_owns(p)
 size_t small_usable(const void* p);  // p: small_owns(p)
 
+// malloc() for a heap object of n bytes: the small heap's block when it
+// serves n, else malloc's (NULL when malloc fails). heap_free gives it back.
+inline void* heap_block(size_t n) {
+  void* p = n <= kSmallMax ? small_alloc(n) : nullptr;
+  return p ? p : std::malloc(n);
+}
+
 // free() for any block of the program's heap objects.
 inline void heap_free(void* p) {
   if (small_owns(p))

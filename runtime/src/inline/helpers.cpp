@@ -36,10 +36,8 @@ extern "C" {
 // `size` is the whole object, header included; the fields start zeroed.
 WO_HOT void* wo_alloc(int64_t size, void (*destroy)(void*)) {
   if (size < static_cast<int64_t>(sizeof(WoHeader))) size = sizeof(WoHeader);
-  // Small objects from the small heap (huge pages, small_heap.h); it is
-  // NULL when off or out of regions, and malloc then serves.
-  void* p = static_cast<size_t>(size) <= wo::kSmallMax ? wo::small_alloc(static_cast<size_t>(size)) : nullptr;
-  auto* h = static_cast<WoHeader*>(p ? p : std::malloc(static_cast<size_t>(size)));
+  // Small objects from the small heap (huge pages), else malloc (small_heap.h).
+  auto* h = static_cast<WoHeader*>(wo::heap_block(static_cast<size_t>(size)));
   if (!h) [[unlikely]]
     wo::raise_oom();
   h->rc = 1;
