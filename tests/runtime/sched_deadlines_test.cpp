@@ -6,11 +6,16 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -59,6 +64,23 @@ TEST_CASE("park deadlines: pops in (deadline, seq) order under random removals")
 
 namespace {
 const WoSite kSite{"sched_deadlines_test", 1, nullptr, 0};
+
+// Waits (at most `ms`) until thread `tid` of this process is asleep in the
+// kernel (state S in /proc), polling: how the client tells that the server
+// has parked on its read and its shard went to sleep.
+bool wait_until_sleeping(pid_t tid, int ms) {
+  std::string path = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream f(path);
+    std::string line;
+    std::getline(f, line);
+    size_t close = line.rfind(')');  // "pid (comm) S ...": comm may hold spaces
+    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'S') return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
 }
 
 TEST_CASE("park deadlines: reads that end before their deadline leave none queued") {
@@ -69,13 +91,20 @@ TEST_CASE("park deadlines: reads that end before their deadline leave none queue
   REQUIRE(cfd >= 0);
   int64_t conn = wo_net_accept_dl(l, 5000, &kSite);
   REQUIRE(conn >= 0);
-  // The client answers each read only after the server parks on it: every
-  // read parks with a one-minute deadline and is woken early by the data.
+  // The client answers each read only after the server parks on it (its
+  // thread asleep in the shard's epoll_wait): every read parks with a
+  // one-minute deadline and is woken early by the data. Answering as soon
+  // as the "ready" byte came let a slow server (TSan) find the data there
+  // in all rounds, never park, never start the scheduler, and read a null
+  // shard below.
   constexpr int kRounds = 200;
+  pid_t server = static_cast<pid_t>(::syscall(SYS_gettid));
+  std::atomic<int> unparked{0};  // rounds where the server was not seen asleep within 5 s
   std::thread client([&] {
     for (int i = 0; i < kRounds; ++i) {
       char c;
       if (::read(cfd, &c, 1) != 1) return;  // the server's "ready" byte
+      if (!wait_until_sleeping(server, 5000)) unparked++;
       if (::write(cfd, "x", 1) != 1) return;
     }
   });
@@ -87,6 +116,9 @@ TEST_CASE("park deadlines: reads that end before their deadline leave none queue
     CHECK(str(got) == "x");
   }
   client.join();
+  CHECK(unparked.load() == 0);
+  REQUIRE(wo::sched::current_shard() != nullptr);  // the first park started the scheduler
+  CHECK(wo::sched::current_fiber()->park_id >= kRounds);
   CHECK(wo::sched::current_shard()->park_deadlines.size() == 0);
   ::close(cfd);
   wo_net_close(conn, &kSite);
