@@ -416,11 +416,11 @@ CheckpointStats Engine::checkpoint_stats() {
 }
 
 // Writers are held back only while a slice is encoded (at most kSliceRows
-// rows under the read lock) and while the leader installs the file (the
-// copy of the log's last bytes, two fsyncs and a rename: about one group
-// commit). Skipped while the calling thread has a transaction open (its
-// rows are in RAM but must not be in a snapshot); another thread's open
-// transaction is waited out by each slice's lock_read.
+// rows under the read lock) and while the leader copies the log's last
+// bytes into the new file or switches to it (no sync: decision 0074).
+// Skipped while the calling thread has a transaction open (its rows are in
+// RAM but must not be in a snapshot); another thread's open transaction is
+// waited out by each slice's lock_read.
 bool Engine::checkpoint(bool forced) {
   if (t_tx) return false;
   std::lock_guard run(ckpt_run_mu_);
@@ -460,20 +460,35 @@ bool Engine::checkpoint(bool forced) {
   commit_->wait(need);  // ... and is in the log once this returns
   commit_->run_as_leader([&] { copied = log_->end(); });
   if (!cf.copy_log(log_->fd(), start, copied, &err) || !cf.sync(&err)) return missed();
+  // The install (decision 0074). As the leader (no round in flight, so the
+  // log's end stays put): the last bytes copied, CAUGHT_UP written, and the
+  // new file made the log's mirror: from the next round on each commit is
+  // written and synced in both files, which then hold the same frames.
   int64_t size = -1;
-  int retired = -1;  // the replaced log, closed once the leader is done
   commit_->run_as_leader([&] {
-    // No round runs meanwhile: the log's end stays put while its last bytes
-    // are copied and the new file takes its place.
     if (!cf.copy_log(log_->fd(), copied, log_->end(), &err)) return;
-    size = cf.install(&err);
-    if (size < 0) return;
-    if (!log_->reopen(static_cast<uint64_t>(size), cf.file_size(), &retired, &err))
-      die_durability("open (after checkpoint)", log_->path(), errno, 0);
+    size = cf.caught_up(&err);
+    if (size >= 0) log_->mirror(cf.fd(), static_cast<uint64_t>(size), cf.file_size(), log_->path() + ".compact");
+  });
+  if (size < 0) return missed();
+  // With commits going on: the new file's sync, its rename over the log and
+  // the directory's fsync. Until that fsync returns a crash may leave
+  // either name, and either file holds every acknowledged commit.
+  if (!cf.publish(&err)) {
+    commit_->run_as_leader([&] { log_->drop_mirror(); });  // before cf closes and deletes it
+    return missed();
+  }
+  if (testing::during_install) testing::during_install(3);
+  // The rename is durable: the next round switches to the new file and
+  // writes only it. The leader's part here only collects the old one.
+  log_->mirror_durable();
+  int retired = -1;
+  commit_->run_as_leader([&] {
+    retired = log_->take_mirror();
+    cf.release_fd();
     last_compacted_ = static_cast<uint64_t>(size);
   });
-  if (retired >= 0) ::close(retired);
-  if (size < 0) return missed();
+  release_retired(retired);
   auto us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
   compactions_++;
