@@ -147,6 +147,55 @@ TEST_CASE("a checkpoint takes the store lock in slices and writers commit betwee
   CHECK(dump() == want);
 }
 
+// A writer counted as waiting for the store lock gets it before the
+// checkpoint's next slice, however late it comes to ask (decision 0074):
+// the test hook holds it between its count and its lock request for up to
+// a second; no slice may end meanwhile.
+namespace {
+std::mutex g_gate_mu;
+std::condition_variable g_gate_cv;
+bool g_writer_counted = false;
+uint64_t g_slices_ended = 0;
+bool g_slice_passed = false;
+void hold_counted_writer() {
+  std::unique_lock lk(g_gate_mu);
+  g_writer_counted = true;
+  g_gate_cv.notify_all();
+  uint64_t at = g_slices_ended;
+  // Bounded; a pass waits it out (a slice ending meanwhile is the failure).
+  g_slice_passed = g_gate_cv.wait_for(lk, std::chrono::seconds(1), [at] { return g_slices_ended != at; });
+}
+}  // namespace
+
+TEST_CASE("a checkpoint lets a writer waiting for the lock in before its next slice") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  fill(10000);
+  std::thread writer;
+  {
+    Hook hook([&](uint64_t slice) {
+      std::unique_lock lk(g_gate_mu);
+      g_slices_ended = slice;
+      g_gate_cv.notify_all();
+      if (slice != 1) return;
+      g_writer_counted = false;
+      wo::db::testing::before_write_lock = hold_counted_writer;
+      writer = std::thread([] { ins(0, {"waiting writer", 1, ""}); });
+      // Bounded: the writer reaches its count at once.
+      REQUIRE(g_gate_cv.wait_for(lk, std::chrono::seconds(10), [] { return g_writer_counted; }));
+    });
+    REQUIRE(wo_db_checkpoint());
+  }
+  writer.join();
+  wo::db::testing::before_write_lock = nullptr;
+  CHECK_FALSE(g_slice_passed);
+  CHECK(g_slices_ended > 2);  // there were slices after the writer's
+  CHECK(probe(0, 0, "waiting writer").size() == 1);
+}
+
 TEST_CASE("checkpoints run by themselves in the background when the log outgrows the last one") {
   TempDir dir;
   Items it;
