@@ -113,8 +113,8 @@ namespace testing {
 // Tests: called by a checkpoint after each slice, with no lock held (a
 // write may run there), and told the slice's number (1, 2, ...).
 extern std::function<void(uint64_t)> after_checkpoint_slice;
-// Tests: called by a live store's install with no lock and no commit round
-// held, at step 1 (the new file has caught up and commits go to both files;
+// Tests: called by an install with no lock and no commit round held (the
+// rewrite at open calls steps 1 and 2 only), at step 1 (the new file has caught up and commits go to both files;
 // before its fdatasync and rename), 2 (renamed, before the directory's
 // fsync) and 3 (the rename is durable; before the switch to the new file).
 extern std::function<void(int)> during_install;

@@ -85,7 +85,7 @@ class LogFile {
   int fd_ = -1;
   uint64_t end_ = 0;
   uint64_t size_ = 0;
-  int mirror_fd_ = -1;  // the checkpoint's new file during its install (not owned)
+  int mirror_fd_ = -1;  // the checkpoint's new file during its install (the checkpoint's until the switch)
   uint64_t mirror_end_ = 0, mirror_size_ = 0;
   std::string mirror_name_;
   std::atomic<bool> mirror_durable_{false};  // its rename is durable: switch at the next append
