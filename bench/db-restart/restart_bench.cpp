@@ -23,10 +23,18 @@
 // could start, from the same open's start.
 // Then, on the 1M store (or the largest below it): `checkpoint-stall-<N>`,
 // the longest single-row commit of a writer thread during a checkpoint
-// against the median commit before it.
+// against the median commit before it, and the longest time a commit
+// during it spent outside its own round's write + fdatasync (the lone
+// writer leads each round itself, so that is time held back by something
+// else: a slice's lock, a checkpoint step run as the leader), not counting
+// the writer's own wait for a CPU (run_delay in /proc/thread-self/schedstat:
+// at load 7 on 2 cores that alone was 5-20 ms). Aim (issue 12 item 2,
+// decision 0074): that wait at most about one group commit — twice the
+// median commit before, and at least 1 ms (a slice's lock hold, the timer).
 // Output: `restart-<N>-<kind>: woc X ms (cpu C ms), peer sqlite Y ms, ratio R
 // (aim A ms) met|MISSED` (aims for 1M rows only: 100 ms checkpointed, 300 ms
 // log), then a table, then tab-separated `restart <N> <kind> <wall_ms> <cpu_ms> <sqlite_ms> <indexed_ms>`.
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/src/db/engine.h"
 #include "wo_db.h"
 
 namespace {
@@ -186,24 +195,42 @@ void stall(const std::string& path, uint64_t n) {
   std::atomic<int> phase{0};  // 0 before, 1 during, 2 stop
   std::atomic<size_t> warm{0};  // commits timed before
   std::vector<double> before, during;  // the writer's until it is joined
+  std::vector<double> own;             // during: the commit's round(s), write + fdatasync
+  wo::db::GroupCommit* gc = wo::db::Engine::instance()->group_commit();
+  auto sync_ms = [&] { return static_cast<double>(gc->stats().sync_ns) / 1e6; };
+  std::vector<double> cpu_wait;       // during: the writer's time runnable but not running
   std::thread writer([&] {
+    int sched = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);  // this thread's
+    auto run_delay_ms = [&] {
+      char buf[128] = {};
+      if (sched < 0 || ::pread(sched, buf, sizeof buf - 1, 0) <= 0) return 0.0;
+      unsigned long long run = 0, delay = 0;
+      return std::sscanf(buf, "%llu %llu", &run, &delay) == 2 ? static_cast<double>(delay) / 1e6 : 0.0;
+    };
     for (uint64_t i = 0; phase.load() < 2; ++i) {
       std::string k = "stall" + std::to_string(i);
       WoText* kt = wo_text_new(k.data(), static_cast<int64_t>(k.size()));
       WoText* nt = wo_text_new("x", 1);
       uint64_t w[3] = {reinterpret_cast<uint64_t>(kt), 1, reinterpret_cast<uint64_t>(nt)};
       int p = phase.load();
+      double s0 = sync_ms(), r0 = run_delay_ms();
       double t0 = now_ms(CLOCK_MONOTONIC);
       wo_db_insert(0, w, nullptr);
       double dt = now_ms(CLOCK_MONOTONIC) - t0;
+      double ds = sync_ms() - s0, dr = run_delay_ms() - r0;
       if (p == 0) {
         before.push_back(dt);
         warm.store(before.size());
       }
-      if (p == 1) during.push_back(dt);  // begun during it (the one the install held ends after it)
+      if (p == 1) {  // begun during it (one held by the install ends after it)
+        during.push_back(dt);
+        own.push_back(ds);
+        cpu_wait.push_back(dr);
+      }
       wo_release(kt);
       wo_release(nt);
     }
+    if (sched >= 0) ::close(sched);
   });
   while (warm.load() < 200) usleep(1000);
   phase = 1;
@@ -215,13 +242,19 @@ void stall(const std::string& path, uint64_t n) {
   wo_db_close();
   std::sort(before.begin(), before.end());
   double median = before[before.size() / 2];
-  double longest = during.empty() ? 0 : *std::max_element(during.begin(), during.end());
+  double longest = 0, longest_own = 0, held = 0;  // held: the longest time outside a commit's own round
+  for (size_t i = 0; i < during.size(); ++i) {
+    if (during[i] > longest) longest = during[i], longest_own = own[i];
+    held = std::max(held, std::max(0.0, during[i] - own[i] - cpu_wait[i]));
+  }
   std::sort(during.begin(), during.end());
   double median_during = during.empty() ? 0 : during[during.size() / 2];
-  std::printf("checkpoint-stall-%s: woc longest commit %.1f ms during a %.0f ms checkpoint (%zu commits, median %.2f ms), "
-              "median commit before %.2f ms, ratio %.1fx (aim: about one group commit, far below the checkpoint) %s\n",
-              label(n).c_str(), longest, took, during.size(), median_during, median, longest / median,
-              longest < took / 4 ? "met" : "MISSED");
+  double aim = std::max(1.0, 2 * median);
+  std::printf("checkpoint-stall-%s: woc longest commit %.1f ms (its own round %.1f ms) during a %.0f ms checkpoint "
+              "(%zu commits, median %.2f ms), median commit before %.2f ms; longest wait outside a commit's own round "
+              "and the CPU's run queue %.2f ms (aim: about one group commit, <= %.2f ms) %s\n",
+              label(n).c_str(), longest, longest_own, took, during.size(), median_during, median, held, aim,
+              held <= aim ? "met" : "MISSED");
   std::fflush(stdout);
 }
 

@@ -385,7 +385,12 @@ class Driver {
     if (legacy && p < 75) return {"WO_SHIM_KILL", "any:" + n(12), "a crash during the upgrade"};
     if (p < 40) return {"WO_SHIM_KILL", "any:" + n(static_cast<unsigned>(events_)), "a crash at any event"};
     if (p < 55) return {"WO_SHIM_KILL", "any:" + n(8), "a crash during start-up"};
-    if (p < 70) return {"WO_SHIM_KILL", "ckpt:" + n(12), "a crash during a checkpoint"};
+    if (p < 64) return {"WO_SHIM_KILL", "ckpt:" + n(12), "a crash during a checkpoint"};
+    // The install's two steps taken while commits go into both files
+    // (decision 0074): just before the rename, and between the rename and
+    // the directory's fsync (the rename itself then pending on the disk).
+    if (p < 67) return {"WO_SHIM_KILL", "rename:1", "a crash just before a checkpoint's rename"};
+    if (p < 70) return {"WO_SHIM_KILL", "dirsync:1", "a crash just before a directory fsync"};
     if (p < 82) return {"WO_SHIM_FAIL", "fdatasync:" + n(static_cast<unsigned>(nops)), "a failed fdatasync"};
     if (p < 88) return {"WO_SHIM_FAIL", "fsync:" + n(6), "a failed fsync"};
     if (p < 94) return {"WO_SHIM_FAIL", "dirsync:" + n(3), "a failed directory fsync"};

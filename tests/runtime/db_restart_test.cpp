@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -146,6 +147,55 @@ TEST_CASE("a checkpoint takes the store lock in slices and writers commit betwee
   CHECK(dump() == want);
 }
 
+// A writer counted as waiting for the store lock gets it before the
+// checkpoint's next slice, however late it comes to ask (decision 0074):
+// the test hook holds it between its count and its lock request for up to
+// a second; no slice may end meanwhile.
+namespace {
+std::mutex g_gate_mu;
+std::condition_variable g_gate_cv;
+bool g_writer_counted = false;
+uint64_t g_slices_ended = 0;
+bool g_slice_passed = false;
+void hold_counted_writer() {
+  std::unique_lock lk(g_gate_mu);
+  g_writer_counted = true;
+  g_gate_cv.notify_all();
+  uint64_t at = g_slices_ended;
+  // Bounded; a pass waits it out (a slice ending meanwhile is the failure).
+  g_slice_passed = g_gate_cv.wait_for(lk, std::chrono::seconds(1), [at] { return g_slices_ended != at; });
+}
+}  // namespace
+
+TEST_CASE("a checkpoint lets a writer waiting for the lock in before its next slice") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  fill(10000);
+  std::thread writer;
+  {
+    Hook hook([&](uint64_t slice) {
+      std::unique_lock lk(g_gate_mu);
+      g_slices_ended = slice;
+      g_gate_cv.notify_all();
+      if (slice != 1) return;
+      g_writer_counted = false;
+      wo::db::testing::before_write_lock = hold_counted_writer;
+      writer = std::thread([] { ins(0, {"waiting writer", 1, ""}); });
+      // Bounded: the writer reaches its count at once.
+      REQUIRE(g_gate_cv.wait_for(lk, std::chrono::seconds(10), [] { return g_writer_counted; }));
+    });
+    REQUIRE(wo_db_checkpoint());
+  }
+  writer.join();
+  wo::db::testing::before_write_lock = nullptr;
+  CHECK_FALSE(g_slice_passed);
+  CHECK(g_slices_ended > 2);  // there were slices after the writer's
+  CHECK(probe(0, 0, "waiting writer").size() == 1);
+}
+
 TEST_CASE("checkpoints run by themselves in the background when the log outgrows the last one") {
   TempDir dir;
   Items it;
@@ -247,6 +297,136 @@ TEST_CASE("commits during a checkpoint and right after its install survive a SIG
   CHECK(probe(0, 0, "after").size() == 1);
   CHECK(get_int(0, 2, 1) == 1000);
   CHECK(get_text(0, 1, 2) == "after the install");
+}
+
+// The install (decision 0074): while the new file is synced, renamed over
+// the log and the directory synced, commits go on, written to both files.
+struct InstallHook {
+  explicit InstallHook(std::function<void(int)> f) { wo::db::testing::during_install = std::move(f); }
+  ~InstallHook() { wo::db::testing::during_install = nullptr; }
+};
+
+// Log fdatasyncs of commit rounds (LogFile's testing::before_sync).
+std::atomic<int> g_round_syncs{0};
+struct CountSyncs {
+  CountSyncs() { wo::db::testing::before_sync = [] { g_round_syncs++; }; }
+  ~CountSyncs() { wo::db::testing::before_sync = nullptr; }
+};
+
+TEST_CASE("commits complete while a checkpoint's install syncs, renames and syncs the directory") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  std::string want;
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    fill(10000);
+    // A second thread commits when the install's hook asks it to; the hook
+    // (on the checkpointing thread, at steps 1, 2, 3 of the install) waits
+    // for that commit to be acknowledged, for at most 10 s. An install that
+    // held the commit rounds through those steps would never see it.
+    std::mutex m;
+    std::condition_variable cv;
+    int asked = 0, acked = 0;
+    bool stop = false;
+    std::vector<int> syncs;  // per step: the fdatasyncs of its two commits' rounds
+    CountSyncs counting;
+    std::thread writer([&] {
+      std::unique_lock lk(m);
+      for (;;) {
+        cv.wait(lk, [&] { return stop || asked > acked; });
+        if (asked <= acked) return;
+        int step = asked;
+        lk.unlock();
+        int before = g_round_syncs.load();
+        ins(0, {"install " + std::to_string(step), int64_t(step), ""});
+        set(0, 2, 2, "step " + std::to_string(step));
+        int n = g_round_syncs.load() - before;
+        lk.lock();
+        syncs.push_back(n);
+        acked = step;
+        cv.notify_all();
+      }
+    });
+    std::vector<int> seen;  // the steps, negative where the commit did not complete
+    std::vector<bool> compact_there;
+    {
+      InstallHook hook([&](int step) {
+        compact_there.push_back(exists(path + ".compact"));
+        std::unique_lock lk(m);
+        asked = step;
+        cv.notify_all();
+        bool ok = cv.wait_for(lk, std::chrono::seconds(10), [&] { return acked >= step; });
+        seen.push_back(ok ? step : -step);
+      });
+      bool done = wo_db_checkpoint();
+      {
+        std::lock_guard lk(m);
+        stop = true;
+      }
+      cv.notify_all();
+      writer.join();
+      REQUIRE(done);
+    }
+    CHECK(seen == std::vector<int>{1, 2, 3});
+    // Until the switch each round is synced in the old log and in the new
+    // file: either may be the log after a power loss.
+    CHECK(syncs == std::vector<int>{4, 4, 4});
+    CHECK(compact_there == std::vector<bool>{true, false, false});  // renamed at step 2
+    CHECK_FALSE(exists(path + ".compact"));
+    ins(0, {"after", 4, ""});  // the new log, alone from here on
+    want = dump();
+  }
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  CHECK(dump() == want);
+  for (int step = 1; step <= 3; ++step) CHECK(probe(0, 0, "install " + std::to_string(step)).size() == 1);
+  CHECK(get_text(0, 2, 2) == "step 3");
+}
+
+TEST_CASE("a SIGKILL at each step of the install keeps every acknowledged commit and leaves a store that opens") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("items.wal");
+  std::string want;
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    fill(10000);
+    want = dump();
+  }
+  for (int kill_at = 1; kill_at <= 3; ++kill_at) {
+    CAPTURE(kill_at);
+    std::string tag = "killed at " + std::to_string(kill_at);
+    auto [status, err] = in_child([&] {
+      Open db(it.s.get(), path);
+      if (db.rc != 0) _exit(3);
+      InstallHook hook([&](int step) {
+        // Acknowledged in both files while the install is under way.
+        ins(0, {tag + " step " + std::to_string(step), int64_t(step), ""});
+        set(0, 1, 2, tag + " step " + std::to_string(step));
+        if (step == kill_at) ::raise(SIGKILL);
+      });
+      wo_db_checkpoint();
+      _exit(4);  // not reached
+    });
+    CHECK(status == -1);
+    CHECK_MESSAGE(err.empty(), err);
+    // Before the rename the old log is the log and the new file is stale;
+    // after it, the new file is the log.
+    CHECK(exists(path + ".compact") == (kill_at == 1));
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    CHECK_FALSE(exists(path + ".compact"));
+    for (int step = 1; step <= kill_at; ++step)
+      CHECK(probe(0, 0, tag + " step " + std::to_string(step)).size() == 1);
+    CHECK(get_text(0, 1, 2) == tag + " step " + std::to_string(kill_at));
+    for (int step = 1; step <= kill_at; ++step)
+      wo_db_delete(0, probe(0, 0, tag + " step " + std::to_string(step))[0], nullptr);
+    set(0, 1, 2, "note 1");
+    CHECK(dump() == want);  // nothing else changed
+  }
 }
 
 // Log `a`'s frames, then log `b`'s last frame: a record replay has not seen

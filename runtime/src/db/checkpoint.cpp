@@ -2,6 +2,7 @@
 #include "checkpoint.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@ namespace wo::db {
 
 namespace testing {
 std::function<void(uint64_t)> after_checkpoint_slice;
+std::function<void(int)> during_install;
 }
 
 namespace {
@@ -73,7 +75,7 @@ bool checkpoint_due(uint64_t used, uint64_t last, uint64_t floor, uint64_t ratio
 CheckpointFile::~CheckpointFile() {
   if (fd_ < 0) return;
   ::close(fd_);
-  ::unlink(tmp_.c_str());  // not installed: a missed optimisation
+  if (!installed_) ::unlink(tmp_.c_str());  // not installed: a missed optimisation
 }
 
 bool CheckpointFile::create(const std::string& log_path, const Schema& schema, std::string* err) {
@@ -81,7 +83,8 @@ bool CheckpointFile::create(const std::string& log_path, const Schema& schema, s
   tmp_ = log_path + ".compact";
   // O_EXCL: never truncate a file that appeared under this name (the open
   // deleted any stale one of ours).
-  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // Read and written: it becomes the log (a later checkpoint reads from it).
+  fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     *err = "cannot create " + tmp_ + ": " + std::strerror(errno);
     return false;
@@ -219,25 +222,43 @@ bool CheckpointFile::sync(std::string* err) {
   return true;
 }
 
-int64_t CheckpointFile::install(std::string* err) {
+int64_t CheckpointFile::caught_up(std::string* err) {
   mark(buf_, kCaughtUp);
   if (!write_buffered(err)) return -1;
+  return static_cast<int64_t>(written_);
+}
+
+bool CheckpointFile::publish(std::string* err) {
   // fdatasync: the data and whatever metadata reading it needs (the size,
   // if the last bytes outgrew the zeros); the file's times need not wait.
+  // Before the rename: the name must never reach a file without its frames.
   if (::fdatasync(fd_) != 0) {
     *err = "cannot write " + tmp_ + ": " + std::strerror(errno);
-    return -1;
+    return false;
   }
-  ::close(fd_);
-  fd_ = -1;
+  // Taken before the name is the log's: no other process can lock the new
+  // log between the rename and us (the old file's lock goes with its fd).
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    *err = tmp_ + " is locked by another process";
+    return false;
+  }
+  if (testing::during_install) testing::during_install(1);
   if (::rename(tmp_.c_str(), log_path_.c_str()) != 0) {
     *err = "cannot rename " + tmp_ + ": " + std::strerror(errno);
-    ::unlink(tmp_.c_str());
-    return -1;
+    return false;
   }
+  installed_ = true;
+  if (testing::during_install) testing::during_install(2);
   int derr = 0;
   if (!fsync_parent_dir(log_path_, &derr)) die_durability("fsync (directory, after checkpoint)", log_path_, derr, 0);
-  return static_cast<int64_t>(written_);
+  return true;
+}
+
+int64_t CheckpointFile::install(std::string* err) {
+  int64_t end = caught_up(err);
+  if (end < 0 || !publish(err)) return -1;
+  ::close(release_fd());
+  return end;
 }
 
 int64_t write_checkpoint(const std::string& log_path, const Store& store, std::string* err) {

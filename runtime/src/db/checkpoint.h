@@ -6,6 +6,8 @@
 // snapshot was taken, and CAUGHT_UP; it is fsynced and renamed over the log,
 // and then the directory is fsynced. A crash at any point leaves either the
 // old or the new log complete; a stale `.compact` is deleted at the next open.
+// While a live store installs it, commits go on into both files (LogFile's
+// mirror, docs/decisions/0074), so both stay complete until the switch.
 //
 // The snapshot need not be consistent (a fuzzy checkpoint): it is taken in
 // slices under the engine's lock while writers go on between them, from a
@@ -70,6 +72,20 @@ class CheckpointFile {
   // failure of that exits 74: which log survives a crash would be unknown).
   // The new log's end (its frames' end), or -1 with *err.
   int64_t install(std::string* err);
+  // The same in two steps, for a live store (decision 0074): caught_up()
+  // writes CAUGHT_UP (no sync) and returns the frames' end, or -1 with *err;
+  // the caller, as the commit leader, then lets commits append to fd() too.
+  // publish() then, with commits going on, fdatasyncs, renames and fsyncs
+  // the directory; false with *err (only before the rename) leaves the old
+  // log the log. After it the caller takes fd() with release_fd().
+  int64_t caught_up(std::string* err);
+  bool publish(std::string* err);
+  int fd() const { return fd_; }
+  int release_fd() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
   // The file's size: the end, or past it the zeros sync() wrote.
   uint64_t file_size() const { return std::max(written_, zeroed_to_); }
 
@@ -86,6 +102,7 @@ class CheckpointFile {
   uint32_t cls_ = 0;       // the cursor: class, then the next id to look at
   int64_t next_id_ = 1;
   uint64_t slices_ = 0, max_slice_rows_ = 0;
+  bool installed_ = false;  // renamed over the log: the name is no longer ours to delete
 };
 
 // A whole checkpoint at once (no log after the snapshot): the open-time
@@ -96,6 +113,11 @@ namespace testing {
 // Tests: called by a checkpoint after each slice, with no lock held (a
 // write may run there), and told the slice's number (1, 2, ...).
 extern std::function<void(uint64_t)> after_checkpoint_slice;
+// Tests: called by an install with no lock and no commit round held (the
+// rewrite at open calls steps 1 and 2 only), at step 1 (the new file has caught up and commits go to both files;
+// before its fdatasync and rename), 2 (renamed, before the directory's
+// fsync) and 3 (the rename is durable; before the switch to the new file).
+extern std::function<void(int)> during_install;
 }  // namespace testing
 
 }  // namespace wo::db

@@ -185,6 +185,10 @@ class Engine {
   Tx* owner_ = nullptr;                   // the open transaction holding the store
 
   std::atomic<int> writers_waiting_{0};   // threads in lock_write() before they hold mu_
+  // Write locks taken so far, and whether a checkpoint sleeps on that count
+  // to let a waiting writer in before its next slice (decision 0074).
+  std::atomic<uint32_t> write_locks_{0};
+  std::atomic<bool> slice_waits_{false};
 
   // Solo access (decision 0069).
   static thread_local uint64_t t_seen_;   // the serial_ of the engine this thread was counted in
@@ -224,6 +228,9 @@ namespace testing {
 extern int64_t background_index_rows;
 // Tests: run by the indexer thread before it builds anything.
 extern std::function<void()> before_background_index;
+// Tests: run by a writer in lock_write once it is counted as waiting, before
+// it asks for the lock (it holds nothing then).
+extern std::atomic<void (*)()> before_write_lock;
 }  // namespace testing
 
 // wo_db_sort_keys: `ids` sorted in place by computed keys (reads.cpp). Needs no store.

@@ -129,6 +129,7 @@ bool fsync_parent_dir(const std::string& path, int* err) {
 
 LogFile::~LogFile() {
   if (fd_ >= 0) ::close(fd_);
+  if (retired_fd_ >= 0) ::close(retired_fd_);
 }
 
 bool LogFile::open(const std::string& path, std::string* err) {
@@ -159,35 +160,83 @@ void LogFile::initialise() {
   size_ = end_ = h.size();
 }
 
-void LogFile::extend(uint64_t need, uint64_t nrec) {
+void LogFile::write_at(int fd, uint64_t end, uint64_t* size, std::string_view bytes, uint64_t nrec,
+                       const std::string& name) {
   static const char zeros[64 << 10] = {};
-  uint64_t target = (need + kGrow) / kGrow * kGrow;
-  for (uint64_t at = size_; at < target;) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof zeros, target - at));
-    ssize_t w = ::pwrite(fd_, zeros, n, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) die_durability("pwrite (preallocate)", path_, w < 0 ? errno : ENOSPC, nrec);
-    at += static_cast<uint64_t>(w);
+  if (end + bytes.size() > *size) {
+    uint64_t target = (end + bytes.size() + kGrow) / kGrow * kGrow;
+    for (uint64_t at = *size; at < target;) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof zeros, target - at));
+      ssize_t w = ::pwrite(fd, zeros, n, static_cast<off_t>(at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) die_durability("pwrite (preallocate)", name, w < 0 ? errno : ENOSPC, nrec);
+      at += static_cast<uint64_t>(w);
+    }
+    *size = target;
   }
-  size_ = target;
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t w = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(end + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) die_durability("pwrite", name, w < 0 ? errno : ENOSPC, nrec);
+    done += static_cast<size_t>(w);
+  }
 }
 
 void LogFile::append_durable(std::string_view bytes, uint64_t nrec) {
-  if (end_ + bytes.size() > size_) extend(end_ + bytes.size(), nrec);
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t w = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(end_ + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) die_durability("pwrite", path_, w < 0 ? errno : ENOSPC, nrec);
-    done += static_cast<size_t>(w);
-  }
+  if (mirror_fd_ >= 0 && mirror_durable_.load(std::memory_order_acquire)) switch_to_mirror();
+  write_at(fd_, end_, &size_, bytes, nrec, path_);
+  // During a checkpoint's install the same bytes go to the new file, synced
+  // after the log (two device flushes for the few rounds the install takes).
+  // A failure there exits as one on the log does: the new file is the log
+  // as soon as its rename is durable, which may already be so.
+  if (mirror_fd_ >= 0) write_at(mirror_fd_, mirror_end_, &mirror_size_, bytes, nrec, mirror_name_);
   if (sync_data(fd_) != 0) die_durability("fdatasync", path_, errno, nrec);
+  if (mirror_fd_ >= 0 && sync_data(mirror_fd_) != 0) die_durability("fdatasync", mirror_name_, errno, nrec);
   end_ += bytes.size();
+  if (mirror_fd_ >= 0) mirror_end_ += bytes.size();
 }
 
 void LogFile::truncate_at_end() {
   if (::ftruncate(fd_, static_cast<off_t>(end_)) != 0) die_durability("ftruncate", path_, errno, 0);
   if (::fsync(fd_) != 0) die_durability("fsync", path_, errno, 0);
   size_ = end_;
+}
+
+void LogFile::mirror(int fd, uint64_t end, uint64_t size, std::string mirror_name) {
+  mirror_fd_ = fd;
+  mirror_end_ = end;
+  mirror_size_ = std::max(size, end);
+  mirror_name_ = std::move(mirror_name);
+}
+
+void LogFile::switch_to_mirror() {
+  retired_fd_ = fd_;
+  fd_ = mirror_fd_;
+  end_ = mirror_end_;
+  size_ = mirror_size_;
+  mirror_fd_ = -1;
+  mirror_durable_.store(false, std::memory_order_relaxed);
+}
+
+int LogFile::take_mirror() {
+  if (mirror_fd_ >= 0) switch_to_mirror();
+  int fd = retired_fd_;
+  retired_fd_ = -1;
+  return fd;
+}
+
+void release_retired(int fd) {
+  constexpr off_t kStep = off_t{4} << 20;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_nlink == 0) {
+    for (off_t size = st.st_size; size > 0;) {
+      size = size > kStep ? size - kStep : 0;
+      // Nothing depends on these: the file has no name. A failure ends the
+      // steps, and close frees the rest at once.
+      if (::ftruncate(fd, size) != 0 || ::fsync(fd) != 0) break;
+    }
+  }
+  ::close(fd);
 }
 
 bool LogFile::reopen(uint64_t end, uint64_t size, int* retired, std::string* err) {

@@ -48,7 +48,8 @@ class LogFile {
   uint64_t size() const { return size_; }   // file size; zeros past end()
   void set_end(uint64_t end) { end_ = end; }
 
-  // Writes `bytes` at end(), fdatasyncs, advances end(). Exits 74 on failure.
+  // Writes `bytes` at end(), fdatasyncs, advances end(); while a mirror is
+  // set, the same on the mirror. Exits 74 on failure.
   void append_durable(std::string_view bytes, uint64_t nrec);
   // Cuts the file at end() (drops a torn tail's bytes so they can never be
   // read as records later) and syncs. Exits 74 on failure.
@@ -60,14 +61,43 @@ class LogFile {
   // ms that no commit should wait for.
   bool reopen(uint64_t end, uint64_t size, int* retired, std::string* err);
 
+  // A checkpoint's install without stopping commits (docs/decisions/0074):
+  // from mirror() on, every append also goes to `fd` (the new file, named
+  // `mirror_name` in messages; its frames end at `end`, zeros follow up to
+  // `size`) and is fdatasynced there too, so both files hold every
+  // acknowledged frame while the new one's rename becomes durable. Once it
+  // is, mirror_durable() (any thread) has the next append switch to the new
+  // file first; take_mirror() (leader) makes sure it has switched and
+  // returns the old descriptor, to be closed later with release_retired().
+  // drop_mirror() forgets the new file (the install failed before its
+  // rename; the caller still owns `fd`). mirror/take/drop: leader only.
+  void mirror(int fd, uint64_t end, uint64_t size, std::string mirror_name);
+  void mirror_durable() { mirror_durable_.store(true, std::memory_order_release); }
+  int take_mirror();
+  void drop_mirror() { mirror_fd_ = -1; }
+
  private:
-  void extend(uint64_t need, uint64_t nrec);
+  void switch_to_mirror();
+  // Writes at `*end` of `fd` (zeros grown past `*size` as needed); no sync.
+  void write_at(int fd, uint64_t end, uint64_t* size, std::string_view bytes, uint64_t nrec, const std::string& name);
 
   std::string path_;
   int fd_ = -1;
   uint64_t end_ = 0;
   uint64_t size_ = 0;
+  int mirror_fd_ = -1;  // the checkpoint's new file during its install (the checkpoint's until the switch)
+  uint64_t mirror_end_ = 0, mirror_size_ = 0;
+  std::string mirror_name_;
+  std::atomic<bool> mirror_durable_{false};  // its rename is durable: switch at the next append
+  int retired_fd_ = -1;                      // the log's old descriptor after the switch
 };
+
+// Closes a log replaced by a checkpoint, first freeing its blocks a few MiB
+// at a time, each step's journal commit done before the next: freed in one
+// close, 40 MB of blocks (discarded, on a volume mounted with `discard`)
+// held every commit's device flush for 5-60 ms. A file that still has a
+// name (a hard link someone made) is only closed.
+void release_retired(int fd);
 
 namespace testing {
 // When > 0, the n-th next log fdatasync fails with EIO (counts down). Tests only.
