@@ -6,6 +6,17 @@
 //
 // `shift` is O(1): it advances `data` and counts the freed front slots in
 // `off`; growth reuses them (compacting to the front) before reallocating.
+//
+// A list's slots of 2 MiB or more (256Ki slots) are a mapping of their own,
+// advised MADV_HUGEPAGE and grown with mremap; smaller ones are malloc's. A
+// program that reads a big list at random (`keys[r]` in a loop of lookups)
+// paid a TLB miss and a nested page walk on each read besides the cache miss
+// on malloc's 4 KiB pages (docs/perf.md, "Through the language, round 5").
+// Which of the two an allocation is follows from its size alone, cap + off
+// slots, which only wo_list_new and list_grow change. Off under ASan/TSan,
+// which must see each allocation (as the small heap).
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -21,11 +32,66 @@ constexpr int64_t kMaxCap = INT64_MAX / 16;
 
 uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nullptr; }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WO_LIST_MAP_OFF 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WO_LIST_MAP_OFF 1
+#endif
+#ifdef WO_LIST_MAP_OFF
+constexpr bool kMapOff = true;
+#else
+constexpr bool kMapOff = false;
+#endif
+
+constexpr size_t kHuge = size_t{2} << 20;
+
+// Whether an allocation of `slots` slots is a mapping of its own.
+bool mapped(int64_t slots) { return !kMapOff && static_cast<size_t>(slots) * sizeof(uint64_t) >= kHuge; }
+size_t map_bytes(int64_t slots) { return (static_cast<size_t>(slots) * sizeof(uint64_t) + kHuge - 1) & ~(kHuge - 1); }
+
+// Room for `slots` slots (contents undefined), or NULL.
+uint64_t* slots_alloc(int64_t slots) {
+  if (!mapped(slots)) return static_cast<uint64_t*>(std::malloc(static_cast<size_t>(slots) * sizeof(uint64_t)));
+  // A length of whole 2 MiB pages: the kernel places it on a 2 MiB boundary.
+  void* p = ::mmap(nullptr, map_bytes(slots), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  ::madvise(p, map_bytes(slots), MADV_HUGEPAGE);  // a hint: without THP, 4 KiB pages as before
+  return static_cast<uint64_t*>(p);
+}
+
+void slots_free(uint64_t* base, int64_t slots) {
+  if (!base) return;
+  if (mapped(slots))
+    ::munmap(base, map_bytes(slots));
+  else
+    std::free(base);
+}
+
+// realloc for slots: `base` holds `from` slots and gets room for `to` > from,
+// keeping them; NULL (base untouched) on failure. A mapping grows by mremap:
+// its pages move, none is copied or touched again.
+uint64_t* slots_grow(uint64_t* base, int64_t from, int64_t to) {
+  if (!mapped(to)) return static_cast<uint64_t*>(std::realloc(base, static_cast<size_t>(to) * sizeof(uint64_t)));
+  if (base && mapped(from)) {
+    void* p = ::mremap(base, map_bytes(from), map_bytes(to), MREMAP_MAYMOVE);
+    return p == MAP_FAILED ? nullptr : static_cast<uint64_t*>(p);
+  }
+  uint64_t* p = slots_alloc(to);
+  if (p && base) {
+    std::memcpy(p, base, static_cast<size_t>(from) * sizeof(uint64_t));
+    std::free(base);
+  }
+  return p;
+}
+
 void list_destroy(void* self) {
   auto* xs = static_cast<WoList*>(self);
   if (WO_ELEM_IS_HEAP(xs->elem_kind))
     for (int64_t i = 0; i < xs->len; ++i) wo::release(reinterpret_cast<void*>(xs->data[i]));
-  std::free(base_of(xs));
+  slots_free(base_of(xs), xs->cap + xs->off);
 }
 
 void drop_slot(const WoList* xs, uint64_t v) {
@@ -65,7 +131,7 @@ void wo::list_grow(WoList* xs, uint64_t pending) {
     return;
   }
   int64_t cap = total < 4 ? 4 : total * 2;
-  void* data = cap > kMaxCap ? nullptr : std::realloc(base, static_cast<size_t>(cap) * sizeof(uint64_t));
+  void* data = cap > kMaxCap ? nullptr : slots_grow(base, total, cap);
   if (!data) {
     drop_slot(xs, pending);
     wo::raise_oom();
@@ -93,13 +159,15 @@ WoList* wo_list_new(int64_t elem_kind, int64_t capacity) {
   if (capacity < 0) capacity = 0;
   if (capacity > kMaxCap) wo::raise_oom();
   uint64_t* data = nullptr;
-  if (capacity > 0)
-    data = static_cast<uint64_t*>(wo::heap_malloc(static_cast<size_t>(capacity) * sizeof(uint64_t)));
+  if (capacity > 0) {
+    data = slots_alloc(capacity);
+    if (!data) wo::raise_oom();
+  }
   WoList* xs;
   try {
     xs = static_cast<WoList*>(wo_alloc(sizeof(WoList), list_destroy));
   } catch (...) {
-    std::free(data);
+    slots_free(data, capacity);
     throw;
   }
   xs->len = 0;

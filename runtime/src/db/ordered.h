@@ -1,5 +1,5 @@
 // The ordered side of an index: (key, id) entries in order, kept in sorted
-// chunks of at most 128 entries (a two-level B-tree). A range or `order by`
+// chunks of at most 64 entries (a two-level B-tree). A range or `order by`
 // walk reads contiguous memory instead of chasing one tree node per row
 // (std::set made range scans slower than SQLite's), and an insert shifts at
 // most one chunk. Each chunk's last entry is also kept in `fences_`, one
@@ -207,7 +207,11 @@ class OrderedIndex {
   void clear();
 
  private:
-  static constexpr size_t kMax = 128;
+  // 64: a random insert loads its whole chunk (1.5 KiB) and shifts half of
+  // it; 128-entry chunks moved twice that, and a 2M-insert run spent 19%
+  // more user time (docs/perf.md, "Through the language, round 5"), more than
+  // the extra splits (fences_ shifts stay in cache) and range hops cost.
+  static constexpr size_t kMax = 64;
   struct Chunk {
     uint32_t n = 0;
     OrdEntry e[kMax + 1];  // one spare: an insert into a full chunk lands before the split

@@ -6,11 +6,15 @@
 // key strings it replaces cost a node allocation per row and two dependent
 // cache misses per probe (docs/perf.md, "Through the language").
 #pragma once
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "boot_memory.h"
 
@@ -142,8 +146,7 @@ class UniqueHash {
     if (!slots_.empty()) return;
     size_t cap = 16;
     while (cap < (n + 1) * 2) cap *= 2;  // as grow() leaves it: at most half full
-    Slots fresh;
-    fresh.resize(cap);  // zero (HugeAllocator): untouched until the slots are filled
+    Slots fresh(cap);  // zero: untouched until the slots are filled
     slots_.swap(fresh);
     mask_ = cap - 1;
   }
@@ -166,6 +169,68 @@ class UniqueHash {
     char k[kInline];
   };  // all zero: empty
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
+  // The slots, zeroed when allocated: from 2 MiB up a mapping of their own
+  // advised huge (huge_map; probes are random over the whole table, and on
+  // 4 KiB pages each was a TLB miss besides the cache miss, docs/perf.md
+  // "Restart"), which doubles in place by mremap; below that calloc.
+  class Slots {
+   public:
+    Slots() = default;
+    explicit Slots(size_t n) {  // throws bad_alloc
+      void* p = mapped(n) ? huge_map(n * sizeof(Slot)) : std::calloc(n, sizeof(Slot));
+      if (!p) throw std::bad_alloc();
+      p_ = static_cast<Slot*>(p);
+      n_ = n;
+    }
+    ~Slots() { release(); }
+    Slots(Slots&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    Slots& operator=(Slots&& o) noexcept {
+      if (this != &o) {
+        release();
+        p_ = std::exchange(o.p_, nullptr);
+        n_ = std::exchange(o.n_, 0);
+      }
+      return *this;
+    }
+    bool empty() const { return n_ == 0; }
+    size_t size() const { return n_; }
+    Slot& operator[](size_t i) { return p_[i]; }
+    const Slot& operator[](size_t i) const { return p_[i]; }
+    const Slot* begin() const { return p_; }
+    const Slot* end() const { return p_ + n_; }
+    void swap(Slots& o) noexcept {
+      std::swap(p_, o.p_);
+      std::swap(n_, o.n_);
+    }
+    void clear() { release(); }
+    // Twice the slots, the old ones kept where they were and the new half
+    // zero: the mapping's pages move, none is copied. false (nothing
+    // changed) when this is no mapping or mremap fails.
+    bool double_in_place() {
+      if (!mapped(n_)) return false;
+      void* p = ::mremap(p_, n_ * sizeof(Slot), 2 * n_ * sizeof(Slot), MREMAP_MAYMOVE);
+      if (p == MAP_FAILED) return false;
+      p_ = static_cast<Slot*>(p);
+      n_ *= 2;
+      return true;
+    }
+
+   private:
+    // Capacities are powers of two, so a mapped one is whole 2 MiB pages.
+    static bool mapped(size_t n) { return n * sizeof(Slot) >= kHugeFrom; }
+    void release() {
+      if (!p_) return;
+      if (mapped(n_))
+        huge_unmap(p_, n_ * sizeof(Slot));
+      else
+        std::free(p_);
+      p_ = nullptr;
+      n_ = 0;
+    }
+    Slot* p_ = nullptr;
+    size_t n_ = 0;
+  };
+
   // An empty slot takes (h, id) and the key when it fits inline.
   static void fill(Slot& s, uint64_t h, int64_t id, std::string_view key) {
     s.h = h;
@@ -180,7 +245,11 @@ class UniqueHash {
   void grow() {
     size_t cap = 16;
     while (cap < (live_ + 1) * 2) cap *= 2;  // at most half full after a rebuild
-    Slots next(cap, Slot{});
+    if (cap == 2 * slots_.size() && slots_.double_in_place()) {
+      grow_in_place(cap / 2);
+      return;
+    }
+    Slots next(cap);
     size_t m = cap - 1;
     for (const Slot& s : slots_) {
       if (s.h == 0 || s.id <= 0) continue;
@@ -192,10 +261,67 @@ class UniqueHash {
     mask_ = m;
     used_ = live_;
   }
-  // From 2 MiB up on huge pages: probes are random over the whole table, and
-  // on 4 KiB pages each was a TLB miss besides the cache miss (a 1M-row
-  // boot spent most of its index build in them, docs/perf.md "Restart").
-  using Slots = std::vector<Slot, HugeAllocator<Slot>>;
+  // Rehashes a table whose slots were just doubled in place (n old ones,
+  // n new zero ones) without a second array: a rebuild into a fresh one
+  // touched twice the table's memory at each doubling, and first touches of
+  // fresh memory are the dearest thing an insert does on this VM (−28% CPU
+  // of 2M inserts with the table sized up front, docs/perf.md "Through the
+  // language, round 5"). An entry's new home is its old one or that plus n.
+  // Pass 1 takes the old entries out in probe order, from just after an
+  // empty slot, and puts each at the first empty slot from its new home:
+  // every slot that probe passes was dealt with already and stays filled, so
+  // the entry stays reachable; tombstones go. One probe can run off the end
+  // of the table, where wrapping would pass slots not dealt with yet: that
+  // entry stays where it was, marked by a negative id (pass 1 leaves no
+  // tombstones, so no other id is negative then), and pass 2 (rare) moves each
+  // such entry with a backward-shift delete and an ordinary insert.
+  void grow_in_place(size_t n) {
+    size_t cap = 2 * n;
+    mask_ = cap - 1;
+    size_t s = 0;
+    while (slots_[s].h != 0) ++s;  // the old half is at most 3/4 full: an empty slot
+    size_t moving = 0;
+    for (size_t k = 1; k <= n; ++k) {
+      size_t i = (s + k) & (n - 1);
+      Slot e = slots_[i];
+      if (e.h == 0) continue;
+      slots_[i] = Slot{};
+      if (e.id <= 0) continue;  // a tombstone: dropped
+      size_t j = e.h & mask_;
+      while (j < cap && slots_[j].h != 0) ++j;
+      if (j == cap) {  // would wrap: stays put (slot i is still empty: the probe did not reach it)
+        e.id = -e.id;
+        j = i;
+        moving++;
+      }
+      slots_[j] = e;
+    }
+    for (size_t q = 0; moving > 0 && q < cap;) {
+      if (slots_[q].h == 0 || slots_[q].id > 0) {
+        ++q;
+        continue;
+      }
+      Slot e = slots_[q];
+      e.id = -e.id;
+      moving--;
+      // Backward-shift delete at q: an entry after it moves into the hole
+      // unless its home lies in (hole, its slot]; slot q is looked at again.
+      size_t hole = q;
+      for (size_t j = (q + 1) & mask_; slots_[j].h != 0; j = (j + 1) & mask_) {
+        size_t home = slots_[j].h & mask_;
+        if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+          slots_[hole] = slots_[j];
+          hole = j;
+        }
+      }
+      slots_[hole] = Slot{};
+      size_t j = e.h & mask_;
+      while (slots_[j].h != 0) j = (j + 1) & mask_;
+      slots_[j] = e;
+    }
+    used_ = live_;
+  }
+
   Slots slots_;
   size_t mask_ = 0;
   size_t used_ = 0;   // live entries and tombstones
