@@ -3,9 +3,9 @@
 # the expected output or diagnostic, the exit status, no signal, and an end
 # within the time limit. Cases whose size scales (gen.sh `scaled`) are also
 # run at a quarter of their size: 4 times the size may take at most 8 times
-# the CPU time (linear is 4, quadratic 16; a ratio over 8 is measured once
-# more, each size keeping its smaller time). Prints one line per case; exits 1
-# if any check failed.
+# the CPU time (linear is 4, quadratic 16; a ratio over 8 is measured
+# again, up to three times, each size keeping its smaller time). Prints one
+# line per case; exits 1 if any check failed.
 #
 #   run-deep.sh run|build WOC
 #
@@ -87,17 +87,19 @@ while read -r name modes expect; do
   [[ $modes == scaled && -n ${big_cpu[$name]:-} ]] || continue
   one "$work/small/$name" "$modes"
   ratio=$(awk -v b="${big_cpu[$name]}" -v s="$cpu" 'BEGIN { printf "%.1f", b / (s > 0.05 ? s : 0.05) }')
-  if awk -v r="$ratio" 'BEGIN { exit !(r > 8) }'; then
+  for attempt in 1 2 3; do
+    awk -v r="$ratio" 'BEGIN { exit !(r > 8) }' || break
     # CPU time grows when other tests compete for the caches and cores (ctest
-    # -j): over the limit, both sizes run once more and each keeps its
-    # smaller time. Quadratic growth (16x) still fails; noise does not.
+    # -j): over the limit, both sizes run once more (up to three times) and
+    # each keeps its smaller time. Quadratic growth (16x) still fails; noise
+    # does not (one retry was not enough once: 8.3x in a full run, 5.9x alone).
     small=$cpu
     one "$work/cases/$name" "$modes"
     big_cpu[$name]=$(awk -v a="${big_cpu[$name]}" -v b="$cpu" 'BEGIN { print (b < a ? b : a) }')
     one "$work/small/$name" "$modes"
     cpu=$(awk -v a="$small" -v b="$cpu" 'BEGIN { print (b < a ? b : a) }')
     ratio=$(awk -v b="${big_cpu[$name]}" -v s="$cpu" 'BEGIN { printf "%.1f", b / (s > 0.05 ? s : 0.05) }')
-  fi
+  done
   if awk -v b="${big_cpu[$name]}" -v r="$ratio" 'BEGIN { exit !(b >= 1.0 && r > 8) }'; then
     failed=$((failed + 1))
     printf 'FAIL %-22s 4x the size took %sx the CPU time (%ss vs %ss; linear is 4x)\n' "$name" "$ratio" \
