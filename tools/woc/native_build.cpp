@@ -84,6 +84,12 @@ std::string generate(llvm::Module& module, llvm::TargetMachine& machine, llvm::S
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;
   auto& target = static_cast<llvm::LLVMTargetMachine&>(machine);
+  // At -O0 every branch is written in its long form at once (the assembler's
+  // "relax all", which clang's driver passed at -O0 until LLVM 19): no
+  // fragment per jump and no relaxation passes over them and the line table
+  // at the end (MCAssembler::layout was 5% of an -O0 build's instructions).
+  // The code is ~5% larger, which -O0 does not mind; it does the same.
+  if (machine.getOptLevel() == llvm::CodeGenOptLevel::None) target.Options.MCOptions.MCRelaxAll = true;
   auto* mmi = new llvm::MachineModuleInfoWrapperPass(&target);  // owned by pm
   llvm::TargetPassConfig* config = target.createPassConfig(pm);
   config->setDisableVerify(true);  // the module was verified after codegen (pipeline.cpp)
