@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tools/woc/big_stack.h"
+#include "tools/woc/build_memory.h"
 #include "tools/woc/explain_verb.h"
 #include "tools/woc/fmt_verb.h"
 #include "tools/woc/lsp/server.h"
@@ -47,6 +48,7 @@ int woc_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "build") == 0) wo::driver::use_huge_page_heap();
   // Deep programs: see big_stack.h.
   return wo::driver::run_on_big_stack(wo::driver::kCompilerStackBytes, [&] { return woc_main(argc, argv); });
 }
