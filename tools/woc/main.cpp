@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tools/woc/big_stack.h"
+#include "tools/woc/build_memory.h"
 #include "tools/woc/explain_verb.h"
 #include "tools/woc/fmt_verb.h"
 #include "tools/woc/lsp/server.h"
@@ -47,6 +48,12 @@ int woc_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before the big-stack thread makes its first allocation (build_memory.h).
+  if (argc < 2 || std::strcmp(argv[1], "lsp") != 0) {
+    wo::driver::ParseResult parsed = wo::driver::parse_options(argc, argv);
+    if (parsed.error.empty() && parsed.opts.verb == wo::driver::Verb::Build && parsed.opts.opt_level == 0)
+      wo::driver::use_huge_page_heap();
+  }
   // Deep programs: see big_stack.h.
   return wo::driver::run_on_big_stack(wo::driver::kCompilerStackBytes, [&] { return woc_main(argc, argv); });
 }

@@ -16,6 +16,11 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/CodeGen/MachineModuleInfo.h>
+#include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/TargetPassConfig.h>
+#include <llvm/IR/DebugProgramInstruction.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -55,12 +60,48 @@ class TempDir {
   std::string path_;
 };
 
-// Machine code for `module` into `object` ("" or why not).
+// Does the module describe any variable to the debugger (-g: dbg.declare or
+// dbg.value, as intrinsics or as debug records)? Without -g only the line
+// tables and subprograms are there (docs/decisions/0036).
+bool has_debug_variables(const llvm::Module& module) {
+  for (const llvm::Function& f : module)
+    for (const llvm::BasicBlock& bb : f)
+      for (const llvm::Instruction& i : bb)
+        if (llvm::isa<llvm::DbgVariableIntrinsic>(i) || !llvm::filterDbgVars(i.getDbgRecordRange()).empty())
+          return true;
+  return false;
+}
+
+// Machine code for `module` into `object` ("" or why not). The pipeline is
+// LLVMTargetMachine::addPassesToEmitFile's, step by step, so that one pass
+// can be left out: LiveDebugValues, which extends the ranges of variables'
+// locations (DBG_VALUEs) across blocks, when the module has no variable.
+// It walks every machine instruction all the same (register definitions,
+// spills, restores) to find nothing: 8% of an -O0 build's machine code time
+// (`--time-report=passes`: "Live DEBUG_VALUE analysis"). The object is the
+// same byte for byte.
 std::string generate(llvm::Module& module, llvm::TargetMachine& machine, llvm::SmallVector<char, 0>& object) {
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+  auto& target = static_cast<llvm::LLVMTargetMachine&>(machine);
+  // At -O0 every branch is written in its long form at once (the assembler's
+  // "relax all", which clang's driver passed at -O0 until LLVM 19): no
+  // fragment per jump and no relaxation passes over them and the line table
+  // at the end (MCAssembler::layout was 5% of an -O0 build's instructions).
+  // The code is ~5% larger, which -O0 does not mind; it does the same.
+  if (machine.getOptLevel() == llvm::CodeGenOptLevel::None) target.Options.MCOptions.MCRelaxAll = true;
+  auto* mmi = new llvm::MachineModuleInfoWrapperPass(&target);  // owned by pm
+  llvm::TargetPassConfig* config = target.createPassConfig(pm);
+  config->setDisableVerify(true);  // the module was verified after codegen (pipeline.cpp)
+  pm.add(config);
+  pm.add(mmi);
+  if (!has_debug_variables(module)) config->disablePass(&llvm::LiveDebugValuesID);
+  if (config->addISelPasses()) return "the target cannot select instructions";
+  config->addMachinePasses();
+  config->setInitialized();
+  if (target.addAsmPrinter(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile, mmi->getMMI().getContext()))
     return "the target cannot emit object files";
+  pm.add(llvm::createFreeMachineFunctionPass());
   pm.run(module);
   return "";
 }

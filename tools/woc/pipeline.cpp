@@ -39,6 +39,8 @@ static int write_ir(const llvm::Module& module, const std::string& path) {
   return 0;
 }
 
+bool leave_to_exit(const Options& opts) { return opts.verb == Verb::Build && !*WOC_SANITIZE; }
+
 Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_main,
                  const PrepareProgram& prepare) {
   Compiled out;
@@ -124,6 +126,10 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
   if (!opts.emit_llvm.empty()) {
     Phase p("write --emit-llvm");
     out.status = write_ir(*out.module, opts.emit_llvm);
+  }
+  if (leave_to_exit(opts)) {
+    new ast::Program(std::move(loaded.program));  // NOLINT: left to the exit on purpose
+    (void)info.release();
   }
   return out;
 }

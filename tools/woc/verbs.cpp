@@ -61,6 +61,10 @@ int build_verb(const Options& opts) {
   if (c.status != 0) return c.status;
   if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
   std::string failed = build_executable(*c.module, *machine, opts.output, c.unoptimised_parts);
+  if (leave_to_exit(opts)) {
+    (void)c.module.release();
+    (void)c.ctx.release();
+  }
   return failed.empty() ? 0 : driver_failure(failed);
 }
 
