@@ -40,8 +40,11 @@ for prog in hello json; do
 done
 # The C++ runtime: static unless the program decodes JSON (decision 0063);
 # a sanitizer build's programs always link it shared (its runtime needs it).
-[[ -n ${WO_SANITIZED:-} ]] ||
+# At -O0 too, where every runtime function is declared (hello0, above).
+if [[ -z ${WO_SANITIZED:-} ]]; then
   expect static-cxx 1 '^' -- bash -c 'readelf -d "$0" | grep -q "NEEDED.*libstdc++"' "$tmp/hello-in"
+  expect static-cxx-O0 1 '^' -- bash -c 'readelf -d "$0" | grep -q "NEEDED.*libstdc++"' "$tmp/hello0"
+fi
 expect shared-cxx 0 '^' -- bash -c 'readelf -d "$0" | grep -q "NEEDED.*libstdc++"' "$tmp/json-in"
 
 "$woc" build "$tmp/trap.wo" -o "$tmp/trap"

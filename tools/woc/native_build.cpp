@@ -252,8 +252,11 @@ std::string linker_flag() {
 // and when the program decodes JSON: json.decode's fast path links
 // libsimdjson.so, which needs libstdc++.so, and one process should hold one
 // C++ runtime, not a static copy beside the shared one.
+// Used, not declared: at -O0 every runtime function is declared, and
+// asking for the declaration linked libstdc++.so into every -O0 program.
 bool static_cxx_runtime(const llvm::Module& module) {
-  return !*WOC_SANITIZE && !module.getFunction("wo_json_decode");
+  const llvm::Function* decode = module.getFunction("wo_json_decode");
+  return !*WOC_SANITIZE && (!decode || decode->use_empty());
 }
 
 std::string link(const std::vector<std::string>& objects, const std::string& archive, const std::string& out,
