@@ -8,64 +8,48 @@
 // `off`; growth reuses them (compacting to the front) before reallocating.
 //
 // A list's slots of 2 MiB or more (256Ki slots) are a mapping of their own,
-// advised MADV_HUGEPAGE and grown with mremap; smaller ones are malloc's. A
+// advised huge and grown with mremap (huge_pages.h); smaller ones are malloc's. A
 // program that reads a big list at random (`keys[r]` in a loop of lookups)
 // paid a TLB miss and a nested page walk on each read besides the cache miss
 // on malloc's 4 KiB pages (docs/perf.md, "Through the language, round 5").
 // Which of the two an allocation is follows from its size alone, cap + off
 // slots, which only wo_list_new and list_grow change. Off under ASan/TSan,
 // which must see each allocation (as the small heap).
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "gc.h"
 #include "heap.h"
+#include "huge_pages.h"
 #include "inline/helpers.h"
 #include "trap.h"
 
 namespace {
 
+using wo::huge_map;
+using wo::huge_remap;
+using wo::huge_unmap;
+using wo::kHugePage;
+using wo::kSanitizedBuild;
+
 constexpr int64_t kMaxCap = INT64_MAX / 16;
 
 uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nullptr; }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define WO_LIST_MAP_OFF 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WO_LIST_MAP_OFF 1
-#endif
-#ifdef WO_LIST_MAP_OFF
-constexpr bool kMapOff = true;
-#else
-constexpr bool kMapOff = false;
-#endif
-
-constexpr size_t kHuge = size_t{2} << 20;
-
 // Whether an allocation of `slots` slots is a mapping of its own.
-bool mapped(int64_t slots) { return !kMapOff && static_cast<size_t>(slots) * sizeof(uint64_t) >= kHuge; }
-size_t map_bytes(int64_t slots) { return (static_cast<size_t>(slots) * sizeof(uint64_t) + kHuge - 1) & ~(kHuge - 1); }
+bool mapped(int64_t slots) { return !kSanitizedBuild && static_cast<size_t>(slots) * sizeof(uint64_t) >= kHugePage; }
 
 // Room for `slots` slots (contents undefined), or NULL.
 uint64_t* slots_alloc(int64_t slots) {
-  if (!mapped(slots)) return static_cast<uint64_t*>(std::malloc(static_cast<size_t>(slots) * sizeof(uint64_t)));
-  // A length of whole 2 MiB pages: the kernel places it on a 2 MiB boundary.
-  void* p = ::mmap(nullptr, map_bytes(slots), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  ::madvise(p, map_bytes(slots), MADV_HUGEPAGE);  // a hint: without THP, 4 KiB pages as before
-  return static_cast<uint64_t*>(p);
+  size_t bytes = static_cast<size_t>(slots) * sizeof(uint64_t);
+  return static_cast<uint64_t*>(mapped(slots) ? huge_map(bytes) : std::malloc(bytes));
 }
 
 void slots_free(uint64_t* base, int64_t slots) {
   if (!base) return;
   if (mapped(slots))
-    ::munmap(base, map_bytes(slots));
+    huge_unmap(base, static_cast<size_t>(slots) * sizeof(uint64_t));
   else
     std::free(base);
 }
@@ -76,8 +60,8 @@ void slots_free(uint64_t* base, int64_t slots) {
 uint64_t* slots_grow(uint64_t* base, int64_t from, int64_t to) {
   if (!mapped(to)) return static_cast<uint64_t*>(std::realloc(base, static_cast<size_t>(to) * sizeof(uint64_t)));
   if (base && mapped(from)) {
-    void* p = ::mremap(base, map_bytes(from), map_bytes(to), MREMAP_MAYMOVE);
-    return p == MAP_FAILED ? nullptr : static_cast<uint64_t*>(p);
+    return static_cast<uint64_t*>(
+        huge_remap(base, static_cast<size_t>(from) * sizeof(uint64_t), static_cast<size_t>(to) * sizeof(uint64_t)));
   }
   uint64_t* p = slots_alloc(to);
   if (p && base) {

@@ -7,19 +7,8 @@
 #include <atomic>
 #include <mutex>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define WO_SMALL_HEAP_OFF 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define WO_SMALL_HEAP_OFF 1
-#endif
-#ifdef WO_SMALL_HEAP_OFF
-constexpr bool kSmallHeapOff = true;  // compiled all the same, so both builds see the same code
-#else
-constexpr bool kSmallHeapOff = false;
-#endif
+#include "huge_pages.h"
+
 
 namespace wo {
 
@@ -181,7 +170,7 @@ size_t class_at(const void* p) {
 }  // namespace
 
 void* small_alloc(size_t n) {
-  if (kSmallHeapOff) return nullptr;
+  if (kSanitizedBuild) return nullptr;  // compiled all the same, so both builds see the same code
   size_t c = class_of(n);
   Cache& k = t_cache;
   if (k.free[c] || k.take_batch(c)) {

@@ -1,32 +1,19 @@
 // Boot's memory (see boot_memory.h).
 #include "boot_memory.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 
 namespace wo::db {
 namespace {
 
-constexpr size_t kHuge = size_t{2} << 20;
 constexpr size_t kPiece = size_t{1} << 20;
 
 // The live arena's range: blob_free asks on every free, so two relaxed loads.
 std::atomic<uintptr_t> g_lo{0}, g_hi{0};
 
-size_t round_huge(size_t n) { return (n + kHuge - 1) & ~(kHuge - 1); }
+size_t round_huge(size_t n) { return (n + kHugePage - 1) & ~(kHugePage - 1); }
 
 }  // namespace
-
-void* huge_map(size_t bytes) {
-  size_t n = round_huge(bytes);
-  void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  ::madvise(p, n, MADV_HUGEPAGE);  // a hint: without THP it is 4 KiB pages as before
-  return p;
-}
-
-void huge_unmap(void* p, size_t bytes) { ::munmap(p, round_huge(bytes)); }
 
 bool boot_arena_owns(const void* p) {
   auto a = reinterpret_cast<uintptr_t>(p);

@@ -19,13 +19,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "../huge_pages.h"
+
 namespace wo::db {
 
-inline constexpr size_t kHugeFrom = size_t{2} << 20;
-
-// A mapping of `bytes` (rounded up to 2 MiB) advised for huge pages, or NULL.
-void* huge_map(size_t bytes);
-void huge_unmap(void* p, size_t bytes);
+inline constexpr size_t kHugeFrom = kHugePage;
+using wo::huge_map;  // huge_pages.h
+using wo::huge_unmap;
 
 // Memory it hands out is zeroed (a fresh mapping, or calloc), and an
 // element constructed without arguments is left as that zero (default-

@@ -6,8 +6,6 @@
 // key strings it replaces cost a node allocation per row and two dependent
 // cache misses per probe (docs/perf.md, "Through the language").
 #pragma once
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -205,11 +203,11 @@ class UniqueHash {
     void clear() { release(); }
     // Twice the slots, the old ones kept where they were and the new half
     // zero: the mapping's pages move, none is copied. false (nothing
-    // changed) when this is no mapping or mremap fails.
+    // changed) when this is no mapping or the remap fails.
     bool double_in_place() {
       if (!mapped(n_)) return false;
-      void* p = ::mremap(p_, n_ * sizeof(Slot), 2 * n_ * sizeof(Slot), MREMAP_MAYMOVE);
-      if (p == MAP_FAILED) return false;
+      void* p = huge_remap(p_, n_ * sizeof(Slot), 2 * n_ * sizeof(Slot));
+      if (!p) return false;
       p_ = static_cast<Slot*>(p);
       n_ *= 2;
       return true;
