@@ -72,6 +72,14 @@ void fill(int64_t n) {
   for (int64_t id = 7; id <= n; id += 19) wo_db_delete(0, id, nullptr);
 }
 
+// A store at `path` made by fill(n) and closed; what dump() answered before.
+std::string filled_store(Items& it, const std::string& path, int64_t n) {
+  Open db(it.s.get(), path);
+  REQUIRE(db.rc == 0);
+  fill(n);
+  return dump();
+}
+
 wo::db::CheckpointStats stats() { return wo::db::Engine::instance()->checkpoint_stats(); }
 
 uint32_t file_version(const std::string& path) { return wo::db::load_u32(read_file(path).data() + 8); }
@@ -88,13 +96,7 @@ TEST_CASE("after a restart, from the log and from a checkpoint, rows and every i
   TempDir dir;
   Items it;
   std::string path = dir.file("items.wal");
-  std::string want;
-  {
-    Open db(it.s.get(), path);
-    REQUIRE(db.rc == 0);
-    fill(3000);
-    want = dump();
-  }
+  std::string want = filled_store(it, path, 3000);
   {
     Open db(it.s.get(), path);  // the log alone
     REQUIRE(db.rc == 0);
@@ -227,13 +229,7 @@ TEST_CASE("a checkpoint killed midway (SIGKILL) leaves the old log complete and 
   TempDir dir;
   Items it;
   std::string path = dir.file("items.wal");
-  std::string want;
-  {
-    Open db(it.s.get(), path);
-    REQUIRE(db.rc == 0);
-    fill(10000);
-    want = dump();
-  }
+  std::string want = filled_store(it, path, 10000);
   auto [status, err] = in_child([&] {
     Open db(it.s.get(), path);
     if (db.rc != 0) _exit(3);
@@ -389,13 +385,7 @@ TEST_CASE("a SIGKILL at each step of the install keeps every acknowledged commit
   TempDir dir;
   Items it;
   std::string path = dir.file("items.wal");
-  std::string want;
-  {
-    Open db(it.s.get(), path);
-    REQUIRE(db.rc == 0);
-    fill(10000);
-    want = dump();
-  }
+  std::string want = filled_store(it, path, 10000);
   for (int kill_at = 1; kill_at <= 3; ++kill_at) {
     CAPTURE(kill_at);
     std::string tag = "killed at " + std::to_string(kill_at);
