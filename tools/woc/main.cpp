@@ -17,11 +17,8 @@
 
 namespace {
 
-int woc_main(int argc, char** argv) {
+int woc_main(const wo::driver::ParseResult& parsed) {
   using namespace wo::driver;
-  // `woc lsp` speaks the Language Server Protocol on stdio, with flags of its own.
-  if (argc >= 2 && std::strcmp(argv[1], "lsp") == 0) return wo::lsp::lsp_main(argc, argv, WOC_VERSION);
-  ParseResult parsed = parse_options(argc, argv);
   const Options& opts = parsed.opts;
   if (opts.help) {
     std::cout << help_text(opts.verb);
@@ -48,12 +45,13 @@ int woc_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before the big-stack thread makes its first allocation (build_memory.h).
-  if (argc < 2 || std::strcmp(argv[1], "lsp") != 0) {
-    wo::driver::ParseResult parsed = wo::driver::parse_options(argc, argv);
-    if (parsed.error.empty() && parsed.opts.verb == wo::driver::Verb::Build && parsed.opts.opt_level == 0)
-      wo::driver::use_huge_page_heap();
-  }
+  using namespace wo::driver;
   // Deep programs: see big_stack.h.
-  return wo::driver::run_on_big_stack(wo::driver::kCompilerStackBytes, [&] { return woc_main(argc, argv); });
+  // `woc lsp` speaks the Language Server Protocol on stdio, with flags of its own.
+  if (argc >= 2 && std::strcmp(argv[1], "lsp") == 0)
+    return run_on_big_stack(kCompilerStackBytes, [&] { return wo::lsp::lsp_main(argc, argv, WOC_VERSION); });
+  ParseResult parsed = parse_options(argc, argv);
+  // Before the big-stack thread makes its first allocation (build_memory.h).
+  if (parsed.error.empty() && parsed.opts.verb == Verb::Build && parsed.opts.opt_level == 0) use_huge_page_heap();
+  return run_on_big_stack(kCompilerStackBytes, [&] { return woc_main(parsed); });
 }
