@@ -170,7 +170,7 @@ void GroupCommit::wait_parked(uint64_t seq) {
     // leads the round itself on its shard's thread: the shard would only
     // idle meanwhile, and it saves two thread hand-offs (to the log writer
     // and back through the inbox). Not while the writer is held (tests).
-    while (durable_ < seq && !leading_ && !writer_held_ && sched::shard_idle_but_caller()) {
+    while (durable_ < seq && may_lead() && !writer_held_ && sched::shard_idle_but_caller()) {
       lead_round(lk, false);
       lk.lock();
     }
@@ -195,7 +195,7 @@ void GroupCommit::wait_parked(uint64_t seq) {
 void GroupCommit::wait_blocking(uint64_t seq) {
   std::unique_lock lk(sync_mu_);
   while (durable_ < seq) {
-    if (!leading_) {
+    if (may_lead()) {
       lead_round(lk, true);
       if (durable_ >= seq) return;
       lk.lock();
@@ -282,7 +282,9 @@ void GroupCommit::hold_writer(bool held) {
 
 void GroupCommit::run_as_leader(const std::function<void()>& fn) {
   std::unique_lock lk(sync_mu_);
+  leader_asks_++;
   sync_cv_.wait(lk, [&] { return !leading_; });
+  leader_asks_--;
   leading_ = true;
   lk.unlock();
   fn();

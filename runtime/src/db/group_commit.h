@@ -28,7 +28,9 @@
 //   on a round counter (a futex) that one wake-up at the round's end
 //   releases all at once, and a covered follower returns without taking
 //   the mutex again (docs/decisions/0072-commit-rounds-wake-once.md).
-// Either way at most one round runs at a time (`leading_`).
+// Either way at most one round runs at a time (`leading_`), and a thread
+// asking for run_as_leader (checkpoint, close) is let in right after the
+// round in flight: nobody starts another while it waits (`leader_asks_`).
 //
 // Units (a statement's record, or a whole transaction) are never split
 // across frames, so group commit cannot make part of a transaction durable
@@ -120,7 +122,9 @@ class GroupCommit {
   // The leader, lk held: publishes `done`, ends its round, releases lk and
   // wakes whom it covers.
   void end_round(std::unique_lock<std::mutex>& lk, uint64_t done);
-  bool writer_has_work() const { return !writer_held_ && !leading_ && parked_want_ > durable_; }
+  // sync_mu_ held: no round runs and none is asked for by run_as_leader.
+  bool may_lead() const { return !leading_ && leader_asks_ == 0; }
+  bool writer_has_work() const { return !writer_held_ && may_lead() && parked_want_ > durable_; }
   void writer_main();
 
   LogFile* log_;
@@ -138,6 +142,11 @@ class GroupCommit {
   std::condition_variable sync_cv_;    // run_as_leader: a round ended
   std::atomic<uint64_t> durable_{0};   // written under sync_mu_; followers read it without
   bool leading_ = false;
+  // run_as_leader calls waiting for the current round to end. While any
+  // waits, nobody else starts a round: a thread that commits back to back
+  // retakes sync_mu_ before the woken caller runs, and kept a checkpoint's
+  // install out for hundreds of rounds (205 ms seen in a test).
+  uint32_t leader_asks_ = 0;
   // Threads following a round sleep on this counter (a futex), bumped under
   // sync_mu_ at each round's end: one wake-up releases them all, and a
   // covered follower returns without taking sync_mu_ (wait_blocking).
