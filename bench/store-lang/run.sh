@@ -3,6 +3,9 @@
 # `woc build -O2` against peer.c on SQLite `:memory:`, in the same run, their
 # checksums compared. Prints one line per figure:
 #   store-lang NAME: woc X/s, sqlite Y/s, ratio R (aim ≥ A/s and ≥ 10x) met|MISSED
+# and, for the one-transaction insert and the lookup, the ceiling: ideal.c
+# doing the same phase with the least C code (checksums compared as well):
+#   store-lang NAME: ceiling (ideal.c: plain C, less work) Z/s = Q sqlite; woc at P% of it
 #
 #   bench/store-lang/run.sh           WOC (default build/bin/woc), STORE_N
 #                                     (rows, default 1,000,000), STORE_LOOKUPS
@@ -33,11 +36,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$WOC" build "$root/bench/store-lang/main.wo" -O2 -o "$tmp/wo" 2>"$tmp/wo.err" || { cat "$tmp/wo.err" >&2; exit 1; }
 cc -O2 "$root/bench/store-lang/peer.c" -lsqlite3 -o "$tmp/peer"
+cc -O2 "$root/bench/store-lang/ideal.c" -o "$tmp/ideal"
 
 # One run of each side per round, interleaved; `<phase> <ops> <µs> <sum>`.
 for ((r = 1; r <= runs; r++)); do
   "$tmp/wo" >"$tmp/wo.$r" || { echo "bench/store-lang: main.wo failed" >&2; exit 1; }
   "$tmp/peer" >"$tmp/peer.$r" || { echo "bench/store-lang: peer failed" >&2; exit 1; }
+  "$tmp/ideal" >"$tmp/ideal.$r" || { echo "bench/store-lang: ideal failed" >&2; exit 1; }
 done
 
 bad=0
@@ -49,8 +54,16 @@ for phase in insert_tx insert lookup range; do
     bad=1
   fi
 done
+for phase in insert_tx lookup; do
+  a=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/wo.1")
+  b=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/ideal.1")
+  if [[ -z $b || $a != "$b" ]]; then
+    echo "store-lang $phase: answers differ: woc '$a', ideal.c '$b' (ops, checksum)" >&2
+    bad=1
+  fi
+done
 if ((check)); then
-  ((bad)) || echo "store-lang: woc and sqlite agree on every phase (N=$STORE_N)"
+  ((bad)) || echo "store-lang: woc, sqlite and ideal.c agree on every phase (N=$STORE_N)"
   exit "$bad"
 fi
 
@@ -61,14 +74,18 @@ rate() {
 }
 echo "store-lang: load average $(cut -d' ' -f1-3 /proc/loadavg), N=${STORE_N:-1000000}, median of $runs"
 line() {  # name phase aim
-  local w s
+  local w s i
   w=$(rate wo "$2")
   s=$(rate peer "$2")
-  awk -v n="$1" -v w="$w" -v s="$s" -v a="$3" 'function c(x,  o) { x = sprintf("%.0f", x); o = "";
+  i=$(rate ideal "$2")
+  awk -v n="$1" -v w="$w" -v s="$s" -v a="$3" -v i="$i" 'function c(x,  o) { x = sprintf("%.0f", x); o = "";
       while (length(x) > 3) { o = "," substr(x, length(x) - 2) o; x = substr(x, 1, length(x) - 3) } return x o }
     BEGIN { r = s > 0 ? w / s : 0
       printf "store-lang %s: woc %s/s, sqlite %s/s, ratio %.1fx (aim ≥ %s/s and ≥ 10x) %s\n", n, c(w), c(s), r, c(a),
-        (w >= a && r >= 10) ? "met" : "MISSED" }'
+        (w >= a && r >= 10) ? "met" : "MISSED"
+      if (i > 0)
+        printf "store-lang %s: ceiling (ideal.c: plain C, less work) %s/s = %.1fx sqlite; woc at %.0f%% of it%s\n", n,
+          c(i), s > 0 ? i / s : 0, 100 * w / i, i < a ? "; the aim is above it" : "" }'
 }
 line "insert (one transaction)" insert_tx 5000000
 line "insert (a statement each)" insert 5000000
