@@ -85,7 +85,7 @@ line() {  # name phase aim
         (w >= a && r >= 10) ? "met" : "MISSED"
       if (i > 0)
         printf "store-lang %s: ceiling (ideal.c: plain C, less work) %s/s = %.1fx sqlite; woc at %.0f%% of it%s\n", n,
-          c(i), s > 0 ? i / s : 0, 100 * w / i, i < a ? "; the aim is above it" : "" }'
+          c(i), (s > 0 ? i / s : 0), 100 * w / i, (i < a ? "; the aim is above it" : "") }'
 }
 line "insert (one transaction)" insert_tx 5000000
 line "insert (a statement each)" insert 5000000
