@@ -51,10 +51,10 @@ void Store::count_refs(const ClassDef& c, const uint64_t* slots, int delta) {
     if (c.fields[i].kind == Kind::Ref) bump(c.fields[i], slots[i], delta);
 }
 
-void Store::attach(Table& t, int64_t id, const Row* row) {
+void Store::attach(Table& t, int64_t id, const Row* row, const RowKeys* keys) {
   Row* in = t.place(id, row);
   try {
-    t.index_add(id, in->slots());
+    t.index_add(id, in->slots(), keys);
   } catch (...) {
     t.drop(id);  // the caller still owns `row`'s blobs
     throw;

@@ -43,7 +43,7 @@ class Store {
   // refers to. All or nothing under OOM: on success the table owns the
   // row's blobs (its words are copied into the page; `row`'s own memory
   // stays the caller's), on a trap the caller still owns them.
-  void attach(Table& t, int64_t id, const Row* row);
+  void attach(Table& t, int64_t id, const Row* row, const RowKeys* keys = nullptr);
   // The row `id` (present) leaves `t`; returned to the caller as a heap
   // copy (allocated before anything changes).
   Row* detach(Table& t, int64_t id);

@@ -106,18 +106,30 @@ const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, in
   return nullptr;
 }
 
-void Table::prefetch_insert(const uint64_t* slots, int64_t id) const {
-  std::string key;
-  for (const TableIndex& ix : indexes)  // the slots first: one line each
-    if (ix.def->unique && !key_has_nil(ix, slots)) {
-      key_of(ix, slots, key);
-      ix.unique.prefetch(key_hash(key));
-    }
-  for (const TableIndex& ix : indexes)
-    if (ix.ordered_ready) {
-      key_of(ix, slots, key);
-      ix.ordered.prefetch(key, id);
-    }
+void Table::keys_of(const uint64_t* slots, RowKeys& out) const {
+  size_t n = indexes.size();
+  if (out.key.size() < n) out.key.resize(n);  // kept, with their capacity, for the next row
+  out.hash.resize(n);
+  out.hashed.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TableIndex& ix = indexes[i];
+    key_of(ix, slots, out.key[i]);
+    out.hashed[i] = ix.def->unique && !key_has_nil(ix, slots);
+    out.hash[i] = out.hashed[i] ? key_hash(out.key[i]) : 0;
+  }
+}
+
+const TableIndex* Table::unique_conflict(const RowKeys& keys) const {
+  for (size_t i = 0; i < indexes.size(); ++i)
+    if (keys.hashed[i] && unique_find(indexes[i], keys.key[i], keys.hash[i]) != 0) return &indexes[i];
+  return nullptr;
+}
+
+void Table::prefetch_insert(const RowKeys& keys, int64_t id) const {
+  for (size_t i = 0; i < indexes.size(); ++i)  // the slots first: one line each
+    if (keys.hashed[i]) indexes[i].unique.prefetch(keys.hash[i]);
+  for (size_t i = 0; i < indexes.size(); ++i)
+    if (indexes[i].ordered_ready) indexes[i].ordered.prefetch(keys.key[i], id);
 }
 
 int64_t Table::unique_find(const TableIndex& ix, std::string_view key, uint64_t h) const {
@@ -149,7 +161,10 @@ void Table::index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots) {
   std::string key;
   key_of(ix, slots, key);
   bool hashed = ix.def->unique && !key_has_nil(ix, slots);
-  uint64_t h = hashed ? key_hash(key) : 0;
+  index_add_key(ix, id, key, hashed, hashed ? key_hash(key) : 0);
+}
+
+void Table::index_add_key(TableIndex& ix, int64_t id, std::string_view key, bool hashed, uint64_t h) {
   if (hashed) {
     ix.unique.insert(h, id, key);
     if (!ix.ordered_ready) return;
@@ -182,10 +197,14 @@ void Table::build_ordered(TableIndex& ix) {
   ix.ordered_ready = true;
 }
 
-void Table::index_add(int64_t id, const uint64_t* slots) {
+void Table::index_add(int64_t id, const uint64_t* slots, const RowKeys* keys) {
   size_t done = 0;
   try {
-    for (; done < indexes.size(); ++done) index_add_to(indexes[done], id, slots);
+    for (; done < indexes.size(); ++done)
+      if (keys)
+        index_add_key(indexes[done], id, keys->key[done], keys->hashed[done], keys->hash[done]);
+      else
+        index_add_to(indexes[done], id, slots);
   } catch (...) {
     while (done > 0) index_remove_from(indexes[--done], id, slots);
     throw;

@@ -36,6 +36,15 @@ struct TableIndex {
   bool single(uint32_t field) const { return def->cols.size() == 1 && def->cols[0] == field; }
 };
 
+// The keys of one row in each index of its table (indexes order), worked
+// out once per insert: the prefetch, the unique check and the index entries
+// all need them (three encodings and hashes of the same key before).
+struct RowKeys {
+  std::vector<std::string> key;
+  std::vector<uint64_t> hash;  // key_hash(key), for unique indexes whose key has no nil
+  std::vector<uint8_t> hashed;  // that hash applies (a unique index, no nil column)
+};
+
 class Table {
  public:
   explicit Table(const ClassDef* def);
@@ -99,7 +108,12 @@ class Table {
   // index (a unique hash's slot, an ordered side's chunk), so that those
   // cache misses overlap instead of following one another (the unique check
   // waited for its slot, then the ordered insert for its chunk).
-  void prefetch_insert(const uint64_t* slots, int64_t id) const;
+  void prefetch_insert(const RowKeys& keys, int64_t id) const;
+
+  // Fills `out` with the keys of `slots` in every index.
+  void keys_of(const uint64_t* slots, RowKeys& out) const;
+  // unique_conflict for a new row whose keys are worked out already.
+  const TableIndex* unique_conflict(const RowKeys& keys) const;
 
   // The id of the row whose key in unique index `ix` is `key` (encoded,
   // key.h; `h` its key_hash), or 0. Candidates are confirmed on their rows.
@@ -111,10 +125,12 @@ class Table {
   // Builds and from now on maintains the ordered side of `ix`.
   void build_ordered(TableIndex& ix);
 
-  void index_add(int64_t id, const uint64_t* slots);     // all indexes; all or nothing
+  // All indexes, all or nothing; `keys` (keys_of these slots) or NULL.
+  void index_add(int64_t id, const uint64_t* slots, const RowKeys* keys = nullptr);
   void index_remove(int64_t id, const uint64_t* slots);  // all indexes
   void index_add_to(TableIndex& ix, int64_t id, const uint64_t* slots);
   void index_remove_from(TableIndex& ix, int64_t id, const uint64_t* slots);
+  void index_add_key(TableIndex& ix, int64_t id, std::string_view key, bool hashed, uint64_t h);
 
   std::vector<TableIndex> indexes;
   int64_t next_id = 1;

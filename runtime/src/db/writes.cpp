@@ -19,6 +19,7 @@ namespace {
 
 thread_local std::string t_record;        // the statement's record, reused
 thread_local std::vector<uint64_t> t_slots;
+thread_local RowKeys t_keys;  // the inserted row's index keys, reused
 
 [[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg) {
   raise(static_cast<int64_t>(code), site, msg.c_str());
@@ -110,10 +111,12 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
     auto lk = lock_write();
     Tx* tx = current_tx();
     const uint64_t* s = hold.row()->slots();
-    t.prefetch_insert(s, t.next_id);
+    RowKeys& keys = t_keys;
+    t.keys_of(s, keys);
+    t.prefetch_insert(keys, t.next_id);
     int bad = store_.missing_ref(t, s);
     if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
-    if (const TableIndex* ix = t.unique_conflict(s, 0))
+    if (const TableIndex* ix = t.unique_conflict(keys))
       unique_trap(c, *ix, site);
     id = t.next_id;
     bool log = logged(t);
@@ -126,7 +129,7 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
       check_size(rec, site);
     }
     if (tx) reserve_undo(*tx);
-    store_.attach(t, id, hold.row());
+    store_.attach(t, id, hold.row(), &keys);
     hold.taken();
     t.next_id = id + 1;
     if (tx) tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
