@@ -340,14 +340,14 @@ Engine::Hold Engine::lock_write() {
   writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
   write_locks_.fetch_add(1);
   if (slice_waits_.load()) write_locks_.notify_all();
-  if (owner_ && owner_ != t_tx) gate_.wait(lk, [&] { return !owner_ || owner_ == t_tx; });
+  wait_gate(lk);
   return Hold(std::move(lk));
 }
 
 Engine::Hold Engine::lock_read() {
   if (enter_solo()) return Hold(&solo_busy_);
   std::shared_lock lk(mu_);
-  if (owner_ && owner_ != t_tx) gate_.wait(lk, [&] { return !owner_ || owner_ == t_tx; });
+  wait_gate(lk);
   return Hold(std::move(lk));
 }
 

@@ -19,7 +19,7 @@ void Engine::begin(const WoSite* site) {
   note_thread();  // mu_ without lock_write: counted for solo access all the same (decision 0069)
   {
     std::unique_lock lk(mu_);
-    gate_.wait(lk, [&] { return owner_ == nullptr; });
+    wait_gate(lk);  // no transaction of its own: returns when none is open
     owner_ = tx.get();
   }
   set_current_tx(tx.release());
@@ -51,7 +51,7 @@ void Engine::commit(const WoSite* site) {
         raise(static_cast<int64_t>(TrapCode::DB), site, "transaction too large for the table store");
       seq = stage_unit(tx->records, tx->nrec);  // may trap OOM: the transaction is still open then
     }
-    owner_ = nullptr;
+    release_gate();
   }
   gate_.notify_all();
   set_current_tx(nullptr);
@@ -89,7 +89,7 @@ void Engine::abort() noexcept {
   try {
     std::unique_lock lk(mu_);
     undo(*tx);
-    owner_ = nullptr;
+    release_gate();
   } catch (...) {
     // Only allocation can fail here (an index node). RAM would then hold a
     // half-undone block: not a state to continue from.
