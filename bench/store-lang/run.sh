@@ -46,22 +46,21 @@ for ((r = 1; r <= runs; r++)); do
 done
 
 bad=0
-for phase in insert_tx insert lookup range; do
-  a=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/wo.1")
-  b=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/peer.1")
-  if [[ -z $a || $a != "$b" ]]; then
-    echo "store-lang $phase: answers differ: woc '$a', sqlite '$b' (ops, checksum)" >&2
-    bad=1
-  fi
-done
-for phase in insert_tx lookup; do
-  a=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/wo.1")
-  b=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/ideal.1")
-  if [[ -z $b || $a != "$b" ]]; then
-    echo "store-lang $phase: answers differ: woc '$a', ideal.c '$b' (ops, checksum)" >&2
-    bad=1
-  fi
-done
+# agree SIDE LABEL PHASE...: SIDE's first run gives woc's answers (ops, checksum)
+agree() {
+  local side=$1 label=$2 phase a b
+  shift 2
+  for phase in "$@"; do
+    a=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/wo.1")
+    b=$(awk -v p=$phase '$1 == p {print $2, $4}' "$tmp/$side.1")
+    if [[ -z $a || $a != "$b" ]]; then
+      echo "store-lang $phase: answers differ: woc '$a', $label '$b' (ops, checksum)" >&2
+      bad=1
+    fi
+  done
+}
+agree peer sqlite insert_tx insert lookup range
+agree ideal ideal.c insert_tx lookup
 if ((check)); then
   ((bad)) || echo "store-lang: woc, sqlite and ideal.c agree on every phase (N=$STORE_N)"
   exit "$bad"
