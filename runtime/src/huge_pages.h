@@ -10,6 +10,7 @@
 namespace wo {
 
 inline constexpr size_t kHugePage = size_t{2} << 20;
+inline constexpr size_t huge_round(size_t n) { return (n + kHugePage - 1) & ~(kHugePage - 1); }  // whole 2 MiB pages
 
 // Built with ASan or TSan: their allocators must see every block, so the
 // runtime's own heaps (the small heap, lists' mappings) step aside.

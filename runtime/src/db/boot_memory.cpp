@@ -11,8 +11,6 @@ constexpr size_t kPiece = size_t{1} << 20;
 // The live arena's range: blob_free asks on every free, so two relaxed loads.
 std::atomic<uintptr_t> g_lo{0}, g_hi{0};
 
-size_t round_huge(size_t n) { return (n + kHugePage - 1) & ~(kHugePage - 1); }
-
 }  // namespace
 
 bool boot_arena_owns(const void* p) {
@@ -22,7 +20,7 @@ bool boot_arena_owns(const void* p) {
 
 void BootArena::open(size_t reserve) {
   if (base_ || reserve == 0 || g_hi.load() != 0) return;
-  size_t n = round_huge(reserve);
+  size_t n = huge_round(reserve);
   auto* p = static_cast<char*>(huge_map(n));
   if (!p) return;
   base_ = p;
