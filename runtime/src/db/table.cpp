@@ -198,13 +198,15 @@ void Table::build_ordered(TableIndex& ix) {
 }
 
 void Table::index_add(int64_t id, const uint64_t* slots, const RowKeys* keys) {
+  RowKeys own;  // a row put back by undo: its keys worked out here
+  if (!keys) {
+    keys_of(slots, own);
+    keys = &own;
+  }
   size_t done = 0;
   try {
     for (; done < indexes.size(); ++done)
-      if (keys)
-        index_add_key(indexes[done], id, keys->key[done], keys->hashed[done], keys->hash[done]);
-      else
-        index_add_to(indexes[done], id, slots);
+      index_add_key(indexes[done], id, keys->key[done], keys->hashed[done], keys->hash[done]);
   } catch (...) {
     while (done > 0) index_remove_from(indexes[--done], id, slots);
     throw;
