@@ -107,14 +107,15 @@ Val Emitter::emit_actor_call(const ast::Expr& e) {
   std::vector<Val> vals;
   std::vector<const Type*> msg_types(e.args.size(), nullptr);
   const Type* msg = nullptr;
+  std::vector<uint8_t> later = writes_after(operands(e));
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* at = e.args[i]->type;
     char c = sig.params[i];
     if (c == 'n') {
-      vals.push_back(pass_arg(emit_expr(*e.args[i]), at, at->base(), line));
+      vals.push_back(pass_arg(keep(emit_expr(*e.args[i]), *e.args[i], later[i]), at, at->base(), line));
       continue;
     }
-    Val v = emit_expr(*e.args[i]);
+    Val v = keep(emit_expr(*e.args[i]), *e.args[i], later[i]);
     if (c == 'R') msg = at->base()->elem;
     if (c == 'm') {
       msg_types[i] = msg;

@@ -189,10 +189,8 @@ class Emitter {
   void emit_let(const ast::Stmt& s);
   void emit_assign(const ast::Stmt& s);
   bool emit_append_assign(const ast::Stmt& s);
-  Place prepare_place(const ast::Expr& target, bool later_code);  // later_code: code runs before the store
+  Place prepare_place(const ast::Expr& target, uint8_t later_code);  // later_code: what runs before the store may write
   void store_place(const Place& p, const Val& value);
-  Val hold(Val v, const Type* t);            // a borrowed heap value kept alive to the end of the full expression
-  static bool may_run_code(const ast::Expr& e);  // a call or a statement body somewhere inside
   void emit_if(const ast::Stmt& s);
   void emit_while(const ast::Stmt& s);
   void emit_do_while(const ast::Stmt& s);
@@ -200,6 +198,17 @@ class Emitter {
   void emit_return(const ast::Stmt& s);
   void emit_jump(bool is_break);
   llvm::Value* emit_cond(const ast::Expr& e);  // a full expression yielding i1
+
+  // ---- keep_alive.cpp: borrowed operands that later operands could free (docs/decisions/0078)
+  static constexpr uint8_t kWritesPlaces = 1;  // may replace or destroy a field, element or map value
+  static constexpr uint8_t kWritesLocals = 2;  // may give a local a new value (a statement body)
+  uint8_t may_write(const ast::Expr& e);       // what evaluating `e` may write (memoised)
+  uint8_t own_writes(const ast::Expr& e) const;
+  std::vector<uint8_t> writes_after(const std::vector<const ast::Expr*>& ops);
+  static std::vector<const ast::Expr*> operands(const ast::Expr& call);  // a call's receiver (if any), then its arguments  // [i]: what operands after i may write
+  Val hold(Val v, const Type* t);              // a borrowed heap value kept alive to the end of the full expression
+  Val keep(Val v, const ast::Expr& e, uint8_t later);      // hold `v` (the value of `e`) if `later` could free it
+  Val keep_arg(Val v, const ast::Expr& e, uint8_t later);  // keep(), or hold when sema says the call itself could free it
 
   // ---- expr.cpp
   Val emit_expr(const ast::Expr& e);
@@ -289,6 +298,8 @@ class Emitter {
   llvm::Function* retain_fn_ = nullptr;
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;
+  bool any_traced_ = false;  // the program has traced classes: any call may write a shared value
+  std::map<const ast::Expr*, uint8_t> write_memo_;  // may_write's answers
 
   // ---- per-function state
   const FnInfo* fn_ = nullptr;

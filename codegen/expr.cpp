@@ -174,8 +174,10 @@ Val Emitter::emit_variant(const ast::Expr& e) {
   if (!u->has_payload) return Val{b_.getInt64(vi.index)};
   if (vi.payload.empty()) return Val{bare_variant_object(u, vi.index)};
   std::vector<Val> args;
+  std::vector<uint8_t> later = writes_after(operands(e));
   for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, vi.payload[i].type, e.span.begin.line));
+    args.push_back(pass_arg(keep(emit_expr(*e.args[i]), *e.args[i], later[i]), e.args[i]->type, vi.payload[i].type,
+                            e.span.begin.line));
   const ClassLayout& l = variant_layout(u, vi.index);
   Val obj = own_temp(call(rt("wo_alloc"), {llvm::ConstantExpr::getSizeOf(l.type), l.destroy}, "variant"));
   b_.CreateStore(b_.getInt64(vi.index), b_.CreateStructGEP(l.type, obj.v, 2));
@@ -187,7 +189,8 @@ Val Emitter::emit_variant(const ast::Expr& e) {
 Val Emitter::emit_iface_call(const ast::Expr& e) {
   const Symbol* s = e.sym;
   const sema::IfaceMethodInfo& m = s->iface->methods[s->method_index];
-  Val recv = emit_expr(*e.lhs->lhs);
+  std::vector<uint8_t> later = writes_after(operands(e));  // the receiver first
+  Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[0]);
   llvm::StructType* bt = box_type();
   llvm::Value* obj = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 2), "obj");
   llvm::Value* vt = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 3), "vtable");
@@ -195,7 +198,8 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   std::vector<llvm::Value*> args = {obj};
   std::vector<llvm::Type*> params = {ptr_};
   for (size_t i = 0; i < e.args.size(); ++i) {
-    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, m.params[i], e.span.begin.line).v);
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i + 1]);
+    args.push_back(pass_arg(a, e.args[i]->type, m.params[i], e.span.begin.line).v);
     params.push_back(llvm_type(m.params[i]));
   }
   emit_borrow_guards(e, args);
@@ -273,7 +277,8 @@ Val Emitter::emit_concat_chain(const ast::Expr& e) {
   std::reverse(pieces.begin(), pieces.end());
   auto concat = [&](size_t from, size_t to) {
     std::vector<llvm::Value*> vals;
-    for (size_t i = from; i < to; ++i) vals.push_back(emit_expr(*pieces[i]).v);
+    std::vector<uint8_t> later = writes_after({pieces.begin() + from, pieces.begin() + to});
+    for (size_t i = from; i < to; ++i) vals.push_back(keep(emit_expr(*pieces[i]), *pieces[i], later[i - from]).v);
     if (vals.size() == 2) return call(rt("wo_concat"), {vals[0], vals[1]}, "cat");
     auto* arr_ty = llvm::ArrayType::get(ptr_, vals.size());
     llvm::AllocaInst* arr = entry_alloca(arr_ty, "cat.parts");
@@ -306,7 +311,7 @@ Val Emitter::emit_concat_chain(const ast::Expr& e) {
 Val Emitter::emit_binary(const ast::Expr& e) {
   if (e.binary_op == BinaryOp::And || e.binary_op == BinaryOp::Or) return emit_logical(e);
   if (e.binary_op == BinaryOp::Concat) return emit_concat_chain(e);
-  Val l = emit_expr(*e.lhs);
+  Val l = keep(emit_expr(*e.lhs), *e.lhs, may_write(*e.rhs));
   Val r = emit_expr(*e.rhs);
   const Type* lt = e.lhs->type;
   const Type* rt_ = e.rhs->type;
@@ -443,11 +448,22 @@ Val Emitter::emit_call(const ast::Expr& e) {
   // `v.m(args)` through `using` is `m(v, args)`: sema typed the receiver. (A
   // module-qualified `alias.f(args)` has an untyped alias as its head.)
   bool extension = s->kind == sema::SymKind::Fn && e.lhs->kind == ExprKind::Member && e.lhs->lhs->type;
-  if (s->kind == sema::SymKind::Method) args.push_back(emit_expr(*e.lhs->lhs).v);
-  if (extension) args.push_back(pass_arg(emit_expr(*e.lhs->lhs), e.lhs->lhs->type, fn->params[0]->type, e.span.begin.line).v);
+  std::vector<const ast::Expr*> ops = operands(e);  // the receiver first, when there is one
+  std::vector<uint8_t> later = writes_after(ops);
+  size_t k = 0;  // the operand being evaluated
+  if (s->kind == sema::SymKind::Method) {
+    args.push_back(keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k]).v);
+    ++k;
+  }
+  if (extension) {
+    Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k++]);
+    args.push_back(pass_arg(recv, e.lhs->lhs->type, fn->params[0]->type, e.span.begin.line).v);
+  }
   size_t first = extension ? 1 : 0;
-  for (size_t i = 0; i < e.args.size(); ++i)
-    args.push_back(pass_arg(emit_expr(*e.args[i]), e.args[i]->type, fn->params[i + first]->type, e.span.begin.line).v);
+  for (size_t i = 0; i < e.args.size(); ++i, ++k) {
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[k]);
+    args.push_back(pass_arg(a, e.args[i]->type, fn->params[i + first]->type, e.span.begin.line).v);
+  }
   emit_borrow_guards(e, args);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
@@ -542,9 +558,11 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   // First every argument, checked (a nil for a plain parameter traps here),
   // then the ABI values: no element moves into the call before the last check.
   std::vector<Val> vals;
+  std::vector<uint8_t> later = writes_after(operands(e));
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* at = e.args[i]->type;
-    vals.push_back(pass_arg(emit_expr(*e.args[i]), at, param_type(sig.params[i], at), e.span.begin.line));
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i]);
+    vals.push_back(pass_arg(a, at, param_type(sig.params[i], at), e.span.begin.line));
   }
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
@@ -601,8 +619,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
 // `m[k]`: the optional read; the value is lent by the map (nil when absent).
 Val Emitter::emit_map_index(const ast::Expr& e) {
   const Type* mt = e.lhs->type->base();
-  Val m = emit_expr(*e.lhs);
-  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) m = hold(m, e.lhs->type);  // the key may replace the map
+  Val m = keep(emit_expr(*e.lhs), *e.lhs, may_write(*e.rhs));  // the key may replace the map
   Val k = coerce(emit_expr(*e.rhs), e.rhs->type, mt->elem);
   if (mt->value->is_int_like()) {
     // A stored Int equal to ?Int's nil must not read as absent: find, then check.
@@ -643,8 +660,7 @@ Val Emitter::emit_member(const ast::Expr& e) {
 
 Val Emitter::emit_index(const ast::Expr& e) {
   if (e.lhs->type->base()->kind == TypeKind::Map) return emit_map_index(e);
-  Val list = emit_expr(*e.lhs);
-  if (e.lhs->kind != ExprKind::Name && may_run_code(*e.rhs)) list = hold(list, e.lhs->type);  // the index may replace the list
+  Val list = keep(emit_expr(*e.lhs), *e.lhs, may_write(*e.rhs));  // the index may replace the list
   Val idx = emit_expr(*e.rhs);
   return Val{from_slot(inline_list_get(list.v, idx.v, e.span.begin.line), e.type)};
 }
@@ -672,9 +688,18 @@ Val Emitter::emit_field_default(const sema::FieldInfo& f) {
 std::vector<Val> Emitter::ctor_field_values(const ast::Expr& ctor, const ClassInfo* cls) {
   std::vector<Val> vals(cls->fields.size());
   std::vector<bool> has(cls->fields.size(), false);
-  for (auto& f : ctor.fields) {
+  std::vector<const ast::Expr*> given;
+  for (auto& f : ctor.fields) given.push_back(f.value.get());
+  std::vector<uint8_t> later = writes_after(given);
+  uint8_t defaults = 0;  // field defaults are evaluated after the given fields
+  for (size_t i = 0; i < cls->fields.size(); ++i) {
+    const sema::FieldInfo& fi = cls->fields[i];
+    if (fi.decl && fi.decl->default_value && !fi.backlink_cls) defaults |= may_write(*fi.decl->default_value);
+  }
+  for (size_t j = 0; j < ctor.fields.size(); ++j) {
+    const ast::CtorField& f = ctor.fields[j];
     int i = cls->field_index(f.name);
-    vals[i] = coerce(emit_expr(*f.value), f.value->type, cls->fields[i].type);
+    vals[i] = coerce(keep(emit_expr(*f.value), *f.value, later[j] | defaults), f.value->type, cls->fields[i].type);
     has[i] = true;
   }
   for (size_t i = 0; i < cls->fields.size(); ++i) {

@@ -19,6 +19,7 @@ Emitter::Emitter(const sema::ProgramInfo& prog, llvm::LLVMContext& ctx, const Op
   f64_ = b_.getDoubleTy();
   ptr_ = b_.getPtrTy();
   site_type_ = llvm::StructType::create(ctx_, {ptr_, i64_, ptr_, i64_}, "WoSite");
+  for (auto& c : prog_.classes) any_traced_ |= c->traced;
 }
 
 llvm::Type* Emitter::llvm_type(const Type* t) {

@@ -1,5 +1,6 @@
 // Statements: each expression inside a statement is one "full expression"
 // whose temporaries are released when it ends.
+#include <algorithm>
 #include <functional>
 
 #include "codegen/emitter.h"
@@ -66,49 +67,19 @@ void Emitter::emit_let(const ast::Stmt& s) {
   pop_temps();
 }
 
-// True when evaluating `e` may run code that assigns to fields (a user
-// function, or a statement body). Conservative: every call counts.
-bool Emitter::may_run_code(const ast::Expr& e) {
-  switch (e.kind) {
-    case ast::ExprKind::Call: case ast::ExprKind::Spawn: case ast::ExprKind::Insert: case ast::ExprKind::Delete:
-    case ast::ExprKind::Switch: case ast::ExprKind::Try: case ast::ExprKind::Query: case ast::ExprKind::Ctor:
-      return true;
-    default: break;
-  }
-  if (e.lhs && may_run_code(*e.lhs)) return true;
-  if (e.rhs && may_run_code(*e.rhs)) return true;
-  for (auto& a : e.args)
-    if (may_run_code(*a)) return true;
-  return false;
-}
-
-// A borrowed container or object that code about to run could replace
-// (`self.items[0] = self.reset()`) gets a reference of its own, released
-// with the statement's temporaries: the write then lands in the old value
-// instead of freed memory.
-Val Emitter::hold(Val v, const Type* t) {
-  if (v.temp || !t->is_heap()) return v;
-  retain(v.v);
-  return own_temp(v.v);
-}
-
 // Evaluates the target's own operands, left to right: the object of a field,
 // or the container then the index or key of an element.
-Place Emitter::prepare_place(const ast::Expr& target, bool later_code) {
+Place Emitter::prepare_place(const ast::Expr& target, uint8_t later_code) {
   Place p;
   p.target = &target;
   if (target.kind == ast::ExprKind::Name) return p;
-  const Type* ot = target.lhs->type;
-  bool held = target.lhs->kind != ast::ExprKind::Name;  // a local's value can only be replaced by this function
   if (target.kind == ast::ExprKind::Member) {
-    p.obj = emit_expr(*target.lhs);
-    if (held && later_code) p.obj = hold(p.obj, ot);
+    p.obj = keep(emit_expr(*target.lhs), *target.lhs, later_code);
     return p;
   }
-  p.obj = emit_expr(*target.lhs);
-  if (held && (later_code || may_run_code(*target.rhs))) p.obj = hold(p.obj, ot);
-  p.key = emit_expr(*target.rhs);
-  if (ot->base()->kind == TypeKind::Map) p.key = coerce(p.key, target.rhs->type, ot->base()->elem);
+  p.obj = keep(emit_expr(*target.lhs), *target.lhs, later_code | may_write(*target.rhs));
+  p.key = keep(emit_expr(*target.rhs), *target.rhs, later_code);
+  if (target.lhs->type->base()->kind == TypeKind::Map) p.key = coerce(p.key, target.rhs->type, target.lhs->type->base()->elem);
   return p;
 }
 
@@ -170,8 +141,10 @@ bool Emitter::emit_append_assign(const ast::Stmt& s) {
   }
   if (pieces.empty() || e->kind != ast::ExprKind::Name || e->sym != target.sym) return false;
   push_temps();
+  std::reverse(pieces.begin(), pieces.end());
+  std::vector<uint8_t> later = writes_after(pieces);
   std::vector<Val> vals;
-  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) vals.push_back(emit_expr(**it));
+  for (size_t i = 0; i < pieces.size(); ++i) vals.push_back(keep(emit_expr(*pieces[i]), *pieces[i], later[i]));
   llvm::AllocaInst* slot = local_slot(target.sym);
   for (const Val& v : vals) {
     // wo_text_append consumes the old text (also when it traps), so the slot
@@ -189,7 +162,7 @@ void Emitter::emit_assign(const ast::Stmt& s) {
   push_temps();
   // The target's operands, then the value, then the store (decision 0015).
   if (s.assign_op == ast::AssignOp::Assign) {
-    Place p = prepare_place(*s.target, may_run_code(*s.expr));
+    Place p = prepare_place(*s.target, may_write(*s.expr));
     Val v = coerce(emit_expr(*s.expr), s.expr->type, s.target->type);
     store_place(p, v);
   } else {
@@ -198,7 +171,7 @@ void Emitter::emit_assign(const ast::Stmt& s) {
     static const ast::BinaryOp ops[] = {ast::BinaryOp::Add, ast::BinaryOp::Add, ast::BinaryOp::Sub,
                                         ast::BinaryOp::Mul, ast::BinaryOp::Div, ast::BinaryOp::Mod};
     ast::BinaryOp op = ops[(int)s.assign_op];
-    Place p = prepare_place(*s.target, may_run_code(*s.target) || may_run_code(*s.expr));
+    Place p = prepare_place(*s.target, may_write(*s.target) | may_write(*s.expr));
     Val cur = emit_expr(*s.target);
     Val rhs = emit_expr(*s.expr);
     Val result = binary_values(s.span.begin.line, op, cur, rhs, s.target->type);

@@ -20,6 +20,22 @@ enum : uint32_t { DB_LO = 1, DB_LO_OPEN = 2, DB_HI = 4, DB_HI_OPEN = 8, DB_DESC 
 
 bool is_row(const Type* t) { return t->kind == TypeKind::Class && t->cls->is_table; }
 
+// A call or a statement body somewhere inside `e`: code whose run time is
+// not bounded by the rows a query visits.
+bool runs_code(const ast::Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Call: case ExprKind::Spawn: case ExprKind::Insert: case ExprKind::Delete:
+    case ExprKind::Switch: case ExprKind::Try: case ExprKind::Query: case ExprKind::Ctor:
+      return true;
+    default: break;
+  }
+  if (e.lhs && runs_code(*e.lhs)) return true;
+  if (e.rhs && runs_code(*e.rhs)) return true;
+  for (auto& a : e.args)
+    if (runs_code(*a)) return true;
+  return false;
+}
+
 uint32_t db_kind(const Type* t) {
   switch (t->kind) {
     case TypeKind::Bool: return DB_BOOL;
@@ -284,8 +300,8 @@ Val Emitter::emit_query(const ast::Expr& e) {
   // A loop that calls user code (a `where`, a key, a `select` with a call)
   // takes the back-edge budget like any loop (runtime.md §3.3); one that only
   // reads fields is bounded by the rows and stays a plain scan.
-  bool user_code = e.rhs && may_run_code(*e.rhs);
-  for (auto& c : e.clauses) user_code |= c.expr && may_run_code(*c.expr);
+  bool user_code = e.rhs && runs_code(*e.rhs);
+  for (auto& c : e.clauses) user_code |= c.expr && runs_code(*c.expr);
   auto each_row = [&](llvm::Value* list, const std::function<void()>& body) {
     llvm::AllocaInst* idx = entry_alloca(i64_, "q.i");
     b_.CreateStore(b_.getInt64(0), idx);

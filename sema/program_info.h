@@ -166,6 +166,11 @@ struct ProgramInfo {
   // Reads of an owned local that move it (language.md §15.2): the value can be
   // handed over without a reference-count update, leaving the local empty.
   std::set<const ast::Expr*> moves;
+  // Arguments (and receivers) of a call that the call itself could free while
+  // it runs — a Text part of a `mut` argument, a part of a traced object
+  // another argument may alias: codegen holds a reference to each for the
+  // call (docs/decisions/0078).
+  std::set<const ast::Expr*> keep_alive;
 };
 
 // Whether `cls` structurally satisfies `i` (language.md §6.10): every
