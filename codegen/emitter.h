@@ -208,10 +208,11 @@ class Emitter {
   static std::vector<const ast::Expr*> operands(const ast::Expr& call);  // a call's receiver (if any), then its arguments  // [i]: what operands after i may write
   Val hold(Val v, const Type* t);              // a borrowed heap value kept alive to the end of the full expression
   Val keep(Val v, const ast::Expr& e, uint8_t later);      // hold `v` (the value of `e`) if `later` could free it
-  Val keep_arg(Val v, const ast::Expr& e, uint8_t later);  // keep(), or hold when sema says the call itself could free it
+  Val keep_arg(Val v, const ast::Expr& e, uint8_t later, const ast::Expr& call);  // keep(), or hold when the call itself could free it
 
   // ---- expr.cpp
   Val emit_expr(const ast::Expr& e);
+  Val emit_node(const ast::Expr& e);  // emit_expr without the bookkeeping
   Val emit_name(const ast::Expr& e);
   Val emit_unary(const ast::Expr& e);
   Val emit_binary(const ast::Expr& e);
@@ -220,7 +221,7 @@ class Emitter {
   Val binary_values(int64_t line, ast::BinaryOp op, Val l, Val r, const Type* lt);
   Val emit_logical(const ast::Expr& e);
   Val emit_call(const ast::Expr& e);
-  void emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args);
+  void emit_borrow_guards(const ast::Expr& e);  // compares the guarded elements the call's operands went through
   Val emit_builtin(const ast::Expr& e);
   bool emit_inline_builtin(const sema::BuiltinSig& sig, const std::vector<llvm::Value*>& args, int64_t line,
                            llvm::Value** out);
@@ -300,6 +301,7 @@ class Emitter {
   llvm::StructType* site_type_ = nullptr;
   bool any_traced_ = false;  // the program has traced classes: any call may write a shared value
   std::map<const ast::Expr*, uint8_t> write_memo_;  // may_write's answers
+  std::map<const ast::Expr*, llvm::Value*> guard_values_;  // values of the elements BORROW guards compare
 
   // ---- per-function state
   const FnInfo* fn_ = nullptr;

@@ -31,6 +31,15 @@ llvm::Value* Emitter::from_slot(llvm::Value* v, const Type* t) {
 Val Emitter::emit_expr(const ast::Expr& e) {
   line_ = e.span.begin.line;
   LocScope at(*this, e.span.begin);
+  if (!prog_.guarded_elements.count(&e)) return emit_node(e);
+  // An element a BORROW guard compares: kept (so its address cannot be
+  // reused by another element before the comparison) and remembered.
+  Val v = hold(emit_node(e), e.type);
+  guard_values_[&e] = v.v;
+  return v;
+}
+
+Val Emitter::emit_node(const ast::Expr& e) {
   switch (e.kind) {
     case ExprKind::IntLit: return Val{b_.getInt64(e.int_value)};
     case ExprKind::FloatLit: return Val{llvm::ConstantFP::get(f64_, e.float_value)};
@@ -190,7 +199,7 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   const Symbol* s = e.sym;
   const sema::IfaceMethodInfo& m = s->iface->methods[s->method_index];
   std::vector<uint8_t> later = writes_after(operands(e));  // the receiver first
-  Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[0]);
+  Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[0], e);
   llvm::StructType* bt = box_type();
   llvm::Value* obj = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 2), "obj");
   llvm::Value* vt = b_.CreateLoad(ptr_, b_.CreateStructGEP(bt, recv.v, 3), "vtable");
@@ -198,11 +207,11 @@ Val Emitter::emit_iface_call(const ast::Expr& e) {
   std::vector<llvm::Value*> args = {obj};
   std::vector<llvm::Type*> params = {ptr_};
   for (size_t i = 0; i < e.args.size(); ++i) {
-    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i + 1]);
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i + 1], e);
     args.push_back(pass_arg(a, e.args[i]->type, m.params[i], e.span.begin.line).v);
     params.push_back(llvm_type(m.params[i]));
   }
-  emit_borrow_guards(e, args);
+  emit_borrow_guards(e);
   auto* ft = llvm::FunctionType::get(llvm_type(m.ret), params, false);
   llvm::Value* r = call(llvm::FunctionCallee(ft, fp), args, m.name);
   if (m.ret->kind == TypeKind::Void) return Val{};
@@ -452,19 +461,19 @@ Val Emitter::emit_call(const ast::Expr& e) {
   std::vector<uint8_t> later = writes_after(ops);
   size_t k = 0;  // the operand being evaluated
   if (s->kind == sema::SymKind::Method) {
-    args.push_back(keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k]).v);
+    args.push_back(keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k], e).v);
     ++k;
   }
   if (extension) {
-    Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k++]);
+    Val recv = keep_arg(emit_expr(*e.lhs->lhs), *e.lhs->lhs, later[k++], e);
     args.push_back(pass_arg(recv, e.lhs->lhs->type, fn->params[0]->type, e.span.begin.line).v);
   }
   size_t first = extension ? 1 : 0;
   for (size_t i = 0; i < e.args.size(); ++i, ++k) {
-    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[k]);
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[k], e);
     args.push_back(pass_arg(a, e.args[i]->type, fn->params[i + first]->type, e.span.begin.line).v);
   }
-  emit_borrow_guards(e, args);
+  emit_borrow_guards(e);
   llvm::Value* r = call(fns_.at(fn), args, fn->name);
   if (fn->ret->kind == TypeKind::Void) return Val{};
   if (fn->ret->is_heap()) return own_temp(r);
@@ -474,11 +483,13 @@ Val Emitter::emit_call(const ast::Expr& e) {
 // Two views of the same element, one of them `mut`, through run-time indices:
 // the aliasing guard (§15.3). `args` is the call's argument list with the
 // receiver first, as sema's positions count it.
-void Emitter::emit_borrow_guards(const ast::Expr& e, const std::vector<llvm::Value*>& args) {
+void Emitter::emit_borrow_guards(const ast::Expr& e) {
   auto g = prog_.borrow_guards.find(&e);
   if (g == prog_.borrow_guards.end()) return;
-  for (auto [i, j] : g->second) {
-    llvm::Value* same = b_.CreateICmpEQ(args[i], args[j]);
+  for (auto [a, b] : g->second) {
+    auto va = guard_values_.find(a), vb = guard_values_.find(b);
+    if (va == guard_values_.end() || vb == guard_values_.end()) continue;  // not evaluated here (sema only pairs places the call evaluates)
+    llvm::Value* same = b_.CreateICmpEQ(va->second, vb->second);
     llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
     llvm::BasicBlock* ok_bb = new_block("borrow.ok");
     b_.CreateCondBr(same, trap_bb, ok_bb);
@@ -561,7 +572,7 @@ Val Emitter::emit_builtin(const ast::Expr& e) {
   std::vector<uint8_t> later = writes_after(operands(e));
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Type* at = e.args[i]->type;
-    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i]);
+    Val a = keep_arg(emit_expr(*e.args[i]), *e.args[i], later[i], e);
     vals.push_back(pass_arg(a, at, param_type(sig.params[i], at), e.span.begin.line));
   }
   std::vector<llvm::Value*> args;

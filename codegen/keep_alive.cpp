@@ -132,8 +132,27 @@ Val Emitter::keep(Val v, const ast::Expr& e, uint8_t later) {
   }
 }
 
-Val Emitter::keep_arg(Val v, const ast::Expr& e, uint8_t later) {
+// Whether the place `e` is read through an object of a traced class: such an
+// object may be reached by any other name (language.md §15.6), so any call
+// that writes may be writing it.
+static bool through_traced(const ast::Expr& e) {
+  for (const ast::Expr* p = &e;;) {
+    if (p->kind == ast::ExprKind::Member || p->kind == ast::ExprKind::Index) {
+      p = p->lhs.get();
+    } else if (p->kind == ast::ExprKind::Call && p->sym && p->sym->kind == sema::SymKind::Builtin &&
+               (sema::builtin_table()[p->sym->builtin].flags & sema::BORROWED) && !p->args.empty()) {
+      p = p->args[0].get();
+    } else {
+      return false;
+    }
+    const Type* t = p->type ? p->type->base() : nullptr;
+    if (t && t->kind == TypeKind::Class && t->cls->traced) return true;
+  }
+}
+
+Val Emitter::keep_arg(Val v, const ast::Expr& e, uint8_t later, const ast::Expr& call) {
   if (prog_.keep_alive.count(&e)) later |= kWritesPlaces;
+  if (any_traced_ && through_traced(e)) later |= own_writes(call);
   return keep(v, e, later);
 }
 

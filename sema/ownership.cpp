@@ -88,6 +88,8 @@ class OwnershipPass {
     fresh_.clear();
     loops_.clear();
     borrow_keys_.clear();
+    alias_keys_.clear();
+    element_aliases_.clear();
     borrows_.clear();
     depth_ = 0;
     dead_ = false;
@@ -147,6 +149,8 @@ class OwnershipPass {
   void assigned(const Symbol* s) {
     moves_.erase(s);
     borrow_keys_.erase(s);
+    alias_keys_.erase(s);
+    element_aliases_.erase(s);
     if (loops_.empty())
       fresh_.erase(s);
     else
@@ -312,6 +316,81 @@ class OwnershipPass {
     }
   }
 
+  // The key of every place `e` may be at run time: each index is `[*]`, and
+  // a name bound to an element (`for it in xs`, `let r = xs[i]`) is the
+  // container's key with `[*]` (alias_keys_). Two places whose wild keys do
+  // not overlap are never the same place, whatever the indices.
+  std::string wild_key(const ast::Expr& e) const {
+    switch (e.kind) {
+      case ast::ExprKind::Name: {
+        if (auto b = borrow_keys_.find(e.sym); b != borrow_keys_.end()) return b->second;
+        if (auto a = alias_keys_.find(e.sym); a != alias_keys_.end()) return a->second;
+        return e.sym ? std::to_string(reinterpret_cast<uintptr_t>(e.sym)) : "";
+      }
+      case ast::ExprKind::Member: {
+        std::string k = wild_key(*e.lhs);
+        return k.empty() ? k : k + "." + e.text;
+      }
+      case ast::ExprKind::Index: {
+        std::string k = wild_key(*e.lhs);
+        return k.empty() ? k : k + "[*]";
+      }
+      case ast::ExprKind::Call:
+        if (is_borrowed_builtin(e)) {
+          std::string k = wild_key(*e.args[0]);
+          return k.empty() ? k : k + "[*]";
+        }
+        return "";
+      default: return "";
+    }
+  }
+  // `inner` is `outer` or a part of it.
+  static bool within(const std::string& inner, const std::string& outer) {
+    return inner == outer || inner.rfind(outer + ".", 0) == 0 || inner.rfind(outer + "[", 0) == 0;
+  }
+  // The elements a place goes through, outermost first: each `xs[i]` (or
+  // `get(xs, i)`) and a name bound to an element, with the wild key of that
+  // element. Two places that meet in the same element at every level are
+  // the same place; the deepest level where their indices may differ is
+  // where a run-time guard compares them.
+  struct Level {
+    std::string wild;
+    const ast::Expr* node;
+  };
+  void levels(const ast::Expr& e, std::vector<Level>& out) const {
+    switch (e.kind) {
+      case ast::ExprKind::Name:
+        if (alias_keys_.count(e.sym) && element_aliases_.count(e.sym)) out.push_back({alias_keys_.at(e.sym), &e});
+        return;
+      case ast::ExprKind::Member: levels(*e.lhs, out); return;
+      case ast::ExprKind::Index:
+        levels(*e.lhs, out);
+        out.push_back({wild_key(e), &e});
+        return;
+      case ast::ExprKind::Call:
+        if (is_borrowed_builtin(e)) {
+          levels(*e.args[0], out);
+          out.push_back({wild_key(e), &e});
+        }
+        return;
+      default: return;
+    }
+  }
+  // The exact key of an element level: a name bound to an element has none
+  // (which element it is is known only at run time).
+  std::string level_key(const ast::Expr& node) const {
+    if (node.kind == ast::ExprKind::Name) return "";
+    if (node.kind == ast::ExprKind::Call) {
+      std::string c = place_key(*node.args[0]);
+      std::string i = node.args.size() > 1 ? index_key(*node.args[1]) : "";
+      return c.empty() || i.empty() ? "" : c + "[" + i + "]";
+    }
+    return place_key(node);
+  }
+  static bool constant_index(const ast::Expr& node) {
+    return node.kind == ast::ExprKind::Index && node.rhs->kind == ast::ExprKind::IntLit;
+  }
+
   // One access of a call: the receiver or an argument, with its convention.
   struct Access {
     const ast::Expr* e;
@@ -355,7 +434,9 @@ class OwnershipPass {
       const IfaceMethodInfo& m = s->iface->methods[s->method_index];
       callee = m.name;
       has_recv = true;
-      convs.push_back(C::Borrow);  // the implementation is only known at run time
+      // The implementation is only known at run time: exclusive when some
+      // class that satisfies the interface writes through `self` in it.
+      convs.push_back(iface_mutates(s->iface, s->method_index) ? C::Mut : C::Borrow);
       for (size_t i = 0; i < e.args.size(); ++i)
         convs.push_back(m.sig && i < m.sig->params.size() ? m.sig->params[i].conv : C::Borrow);
     } else if (s && s->fn && (s->kind == SymKind::Fn || s->kind == SymKind::Method || s->kind == SymKind::StaticFn)) {
@@ -413,19 +494,53 @@ class OwnershipPass {
         break;
       }
     }
-    // Elements of one list through different run-time indices: checked at run time.
+    // Places that may be the same element through run-time indices, a loop
+    // variable or a `let` bound to an element: compared at run time, at the
+    // deepest element where they may differ (decision 0078).
     for (size_t j = 0; guarded && j < acc.size(); ++j)
       for (size_t i = 0; i < j; ++i) {
-        const ast::Expr& a = *acc[i].e;
-        const ast::Expr& b = *acc[j].e;
         if (acc[i].conv == C::Take || acc[j].conv == C::Take) continue;
         if (acc[i].conv != C::Mut && acc[j].conv != C::Mut) continue;
-        if (a.kind != ast::ExprKind::Index || b.kind != ast::ExprKind::Index || !owned(a.type) || !owned(b.type)) continue;
-        if (!keys[i].empty() && keys[i] == keys[j]) continue;  // provably the same: E303 above
-        bool constant = a.rhs->kind == ast::ExprKind::IntLit && b.rhs->kind == ast::ExprKind::IntLit;
-        if (!constant && place_key(*a.lhs) == place_key(*b.lhs) && !place_key(*a.lhs).empty())
-          info_.borrow_guards[&e].push_back({acc[i].pos, acc[j].pos});
+        if (!owned(acc[i].e->type) || !owned(acc[j].e->type)) continue;
+        if (!keys[i].empty() && !keys[j].empty() && overlap(keys[i], keys[j])) continue;  // provably the same: E303 above
+        std::string wi = wild_key(*acc[i].e), wj = wild_key(*acc[j].e);
+        if (wi.empty() || wj.empty() || !(within(wi, wj) || within(wj, wi))) continue;
+        std::vector<Level> li, lj;
+        levels(*acc[i].e, li);
+        levels(*acc[j].e, lj);
+        const Level* gi = nullptr;
+        const Level* gj = nullptr;
+        for (size_t k = 0; k < li.size() && k < lj.size() && li[k].wild == lj[k].wild; ++k) {
+          gi = &li[k];
+          gj = &lj[k];
+        }
+        if (!gi) continue;
+        std::string ki = level_key(*gi->node), kj = level_key(*gj->node);
+        if (!ki.empty() && ki == kj) continue;  // the same element: E303 above
+        if (constant_index(*gi->node) && constant_index(*gj->node) && ki != kj && place_key(*gi->node->lhs) == place_key(*gj->node->lhs) &&
+            !place_key(*gi->node->lhs).empty())
+          continue;  // provably different elements
+        info_.borrow_guards[&e].push_back({gi->node, gj->node});
+        info_.guarded_elements.insert(gi->node);
+        info_.guarded_elements.insert(gj->node);
       }
+    // What the call itself may free while it runs: a part (a Text, a traced
+    // object's field) of a place that a `mut` or `take` argument of the same
+    // call contains. E303 covers owned places; these are held instead.
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const ast::Expr& a = *acc[i].e;
+      if (!is_part(a) || !a.type || !a.type->base()->is_heap()) continue;
+      std::string wa = wild_key(a);
+      if (wa.empty()) continue;
+      for (size_t j = 0; j < acc.size(); ++j) {
+        if (j == i || acc[j].conv == C::Borrow) continue;
+        std::string wb = wild_key(*acc[j].e);
+        if (!wb.empty() && within(wa, wb)) {
+          info_.keep_alive.insert(&a);
+          break;
+        }
+      }
+    }
     // Every access is live for the whole call: the borrowed ones are held
     // while the rest are evaluated, and the moves into `take` parameters
     // happen last, so a value both borrowed and moved by the call is E302.
@@ -492,6 +607,10 @@ class OwnershipPass {
     if (s.kind == K::For) {
       if (s.sym) assigned(s.sym);
       if (s.sym2) assigned(s.sym2);
+      // The loop variable (a map's value) is some element of the container.
+      const Symbol* elem = s.expr->type && s.expr->type->base()->kind == TypeKind::Map ? s.sym2 : s.sym;
+      std::string container = wild_key(*s.expr);
+      if (elem && !container.empty()) bind_alias(elem, container + "[*]", true);
     }
     if (s.kind == K::While) expr(*s.expr);
     Flow at_head = flow();  // where `while` and `for` leave when the loop ends
@@ -548,6 +667,7 @@ class OwnershipPass {
             if (root->sym) borrows_.push_back({root->sym, at(init.span), depth_, "(until the end of its block)"});
           if (s.sym) assigned(s.sym);
           if (s.sym && fixed_place(init)) borrow_keys_[s.sym] = place_key(init);
+          if (s.sym && !fixed_place(init)) bind_alias(s.sym, wild_key(init), init.kind != ast::ExprKind::Member);
           return;
         }
         consume(init);
@@ -607,6 +727,31 @@ class OwnershipPass {
     }
   }
 
+  // `sym` is bound to a part of a place whose identity is known only at run
+  // time; `element`: to an element itself (a level of its own).
+  void bind_alias(const Symbol* sym, const std::string& wild, bool element) {
+    if (wild.empty()) return;
+    alias_keys_[sym] = wild;
+    if (element) element_aliases_.insert(sym);
+  }
+
+  // Whether a call of interface method `m` of `iface` may write through its
+  // receiver: some class satisfying the interface writes through `self` in
+  // its method of that name (decision 0011).
+  bool iface_mutates(const InterfaceInfo* iface, int m) {
+    auto key = std::make_pair(iface, m);
+    if (auto it = iface_mut_.find(key); it != iface_mut_.end()) return it->second;
+    bool mut = false;
+    const std::string& name = iface->methods[m].name;
+    for (auto& c : info_.classes) {
+      if (c->is_table || !satisfies(*c, *iface, nullptr)) continue;
+      const FnInfo* impl = c->method(name);
+      if (impl && impl->mutates_self) mut = true;
+    }
+    iface_mut_[key] = mut;
+    return mut;
+  }
+
   ProgramInfo& info_;
   Diagnostics& diags_;
   const std::set<const ClassInfo*>& traced_;
@@ -614,6 +759,9 @@ class OwnershipPass {
   Moves moves_;
   Fresh fresh_;
   std::map<const Symbol*, std::string> borrow_keys_;  // `let r = o.part` -> the key of `o.part`
+  std::map<const Symbol*, std::string> alias_keys_;   // `for it in xs`, `let r = xs[i]` -> the wild key of the element
+  std::set<const Symbol*> element_aliases_;           // those bound to a whole element
+  std::map<std::pair<const InterfaceInfo*, int>, bool> iface_mut_;
   std::vector<Loop> loops_;  // the open loops, outermost first (depth = index + 1)
   std::vector<Borrow> borrows_;
   std::set<std::pair<const Symbol*, uint32_t>> reported_;

@@ -158,11 +158,14 @@ struct ProgramInfo {
   ast::Program* program = nullptr;
   std::vector<std::unique_ptr<Symbol>> extra_symbols;  // symbols made during checking
   // Calls whose `mut` arguments might alias through run-time indices
-  // (`f(xs[i], xs[j])`, `xs[i].m(xs[j])`): pairs of argument positions codegen
-  // must compare before the call, trapping BORROW (2) when they are the same
-  // element (§15.3). Positions count the receiver (methods, `using`
-  // extensions, interface calls) as 0 and the written arguments after it.
-  std::map<const ast::Expr*, std::vector<std::pair<size_t, size_t>>> borrow_guards;
+  // (`f(xs[i], xs[j])`, `xs[i].m(xs[j].inner)`, `f(it, xs[i])` in `for it in
+  // xs`): pairs of element expressions inside the receiver and arguments
+  // (`xs[i]`, `xs[j]`, the loop variable) whose values codegen compares
+  // before the call, trapping BORROW (2) when they are the same element
+  // (§15.3, docs/decisions/0078).
+  std::map<const ast::Expr*, std::vector<std::pair<const ast::Expr*, const ast::Expr*>>> borrow_guards;
+  // Every expression some guard compares (codegen records their values).
+  std::set<const ast::Expr*> guarded_elements;
   // Reads of an owned local that move it (language.md §15.2): the value can be
   // handed over without a reference-count update, leaving the local empty.
   std::set<const ast::Expr*> moves;

@@ -1,6 +1,7 @@
 // The ownership pass (sema/ownership.cpp) through sema's entry point: where
 // E301–E303 are reported and which site the note points at (the corpus only
 // checks codes), and the BORROW guard positions handed to codegen.
+#include <set>
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -95,20 +96,42 @@ TEST_CASE("ownership: methods that write through self are exclusive, the others 
   CHECK_FALSE(cell->method("copy_into")->mutates_self);
 }
 
-TEST_CASE("ownership: receiver and argument through run-time indices get a guard at positions 0 and 1") {
+TEST_CASE("ownership: receiver and argument through run-time indices get a guard comparing the two elements") {
   auto c = analyse(std::string(kCell) +
                    "fn main() {\n  let cs: multi Cell = [Cell { v: 1 }]\n  let i = 0\n  let j = 0\n"
                    "  cs[i].absorb(cs[j])\n  cs[0].absorb(cs[i])\n  cs[0].sum(cs[i])\n}\n");
   CHECK(c.diags.empty());
   REQUIRE(c.info);
-  std::vector<std::vector<std::pair<size_t, size_t>>> guards;
-  for (auto& [call, pairs] : c.info->borrow_guards) guards.push_back(pairs);
   // The two `absorb` calls are guarded; `sum` (shared receiver, shared argument) is not.
-  REQUIRE(guards.size() == 2);
-  for (auto& g : guards) {
-    REQUIRE(g.size() == 1);
-    CHECK(g[0] == std::pair<size_t, size_t>{0, 1});
+  REQUIRE(c.info->borrow_guards.size() == 2);
+  for (auto& [call, pairs] : c.info->borrow_guards) {
+    REQUIRE(pairs.size() == 1);
+    CHECK(pairs[0].first == call->lhs->lhs.get());  // the receiver's element
+    CHECK(pairs[0].second == call->args[0].get());  // the argument's
   }
+}
+
+TEST_CASE("ownership: an element is guarded against a part of another, a loop variable and a map value") {
+  auto c = analyse(std::string(kCell) +
+                   "class Box {\n  cell: Cell\n}\n"
+                   "fn main() {\n  let bs: multi Box = [Box { cell: Cell { v: 1 } }]\n  let i = 0\n  let j = 0\n"
+                   "  bs[i].cell.absorb(bs[j].cell)\n"            // the two Box elements
+                   "  let cs: multi Cell = [Cell { v: 1 }]\n"
+                   "  for it in cs {\n    it.absorb(cs[i])\n  }\n"  // the loop variable and cs[i]
+                   "  let m: map<Int, Cell> = {}\n"
+                   "  m[1] = Cell { v: 2 }\n"
+                   "  for k, v in m {\n    v.absorb(cs[j])\n  }\n"  // different containers: no guard
+                   "}\n");
+  CHECK(c.diags.empty());
+  REQUIRE(c.info);
+  REQUIRE(c.info->borrow_guards.size() == 2);
+  using K = wo::ast::ExprKind;
+  std::set<std::pair<K, K>> compared;
+  for (auto& [call, pairs] : c.info->borrow_guards) {
+    REQUIRE(pairs.size() == 1);
+    compared.insert({pairs[0].first->kind, pairs[0].second->kind});
+  }
+  CHECK(compared == std::set<std::pair<K, K>>{{K::Index, K::Index}, {K::Name, K::Index}});
 }
 
 TEST_CASE("ownership: a value moved into `take` and borrowed by the same call is E302 at the move, in either order") {
