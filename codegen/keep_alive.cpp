@@ -43,7 +43,7 @@ bool call_writes(const ast::Expr& e, bool any_traced) {
   if (any_traced) return true;
   const sema::FnInfo* fn = s->fn;
   if (!fn) return true;
-  if (fn->mutates_self) return true;
+  if (fn->mutates_self || fn->writes_message) return true;
   for (const sema::Symbol* p : fn->params)
     if (p->conv != ast::ParamConv::Borrow) return true;
   return false;

@@ -436,7 +436,7 @@ class OwnershipPass {
       has_recv = true;
       // The implementation is only known at run time: exclusive when some
       // class that satisfies the interface writes through `self` in it.
-      convs.push_back(iface_mutates(s->iface, s->method_index) ? C::Mut : C::Borrow);
+      convs.push_back(iface_method_mutates(info_, s->iface, s->method_index) ? C::Mut : C::Borrow);
       for (size_t i = 0; i < e.args.size(); ++i)
         convs.push_back(m.sig && i < m.sig->params.size() ? m.sig->params[i].conv : C::Borrow);
     } else if (s && s->fn && (s->kind == SymKind::Fn || s->kind == SymKind::Method || s->kind == SymKind::StaticFn)) {
@@ -448,7 +448,7 @@ class OwnershipPass {
       }
       // `v.m(args)` through `using` is `m(v, args)`: the receiver is parameter 0.
       if (s->kind == SymKind::Fn && recv && recv->type) has_recv = true;
-      for (const Symbol* p : fn->params) convs.push_back(p->conv);
+      for (const Symbol* p : fn->params) convs.push_back(fn->writes_message ? C::Mut : p->conv);
     } else {
       for (size_t i = 0; i < e.args.size(); ++i) out.push_back({e.args[i].get(), C::Borrow, i, false});
       return false;
@@ -735,23 +735,6 @@ class OwnershipPass {
     if (element) element_aliases_.insert(sym);
   }
 
-  // Whether a call of interface method `m` of `iface` may write through its
-  // receiver: some class satisfying the interface writes through `self` in
-  // its method of that name (decision 0011).
-  bool iface_mutates(const InterfaceInfo* iface, int m) {
-    auto key = std::make_pair(iface, m);
-    if (auto it = iface_mut_.find(key); it != iface_mut_.end()) return it->second;
-    bool mut = false;
-    const std::string& name = iface->methods[m].name;
-    for (auto& c : info_.classes) {
-      if (c->is_table || !satisfies(*c, *iface, nullptr)) continue;
-      const FnInfo* impl = c->method(name);
-      if (impl && impl->mutates_self) mut = true;
-    }
-    iface_mut_[key] = mut;
-    return mut;
-  }
-
   ProgramInfo& info_;
   Diagnostics& diags_;
   const std::set<const ClassInfo*>& traced_;
@@ -761,7 +744,6 @@ class OwnershipPass {
   std::map<const Symbol*, std::string> borrow_keys_;  // `let r = o.part` -> the key of `o.part`
   std::map<const Symbol*, std::string> alias_keys_;   // `for it in xs`, `let r = xs[i]` -> the wild key of the element
   std::set<const Symbol*> element_aliases_;           // those bound to a whole element
-  std::map<std::pair<const InterfaceInfo*, int>, bool> iface_mut_;
   std::vector<Loop> loops_;  // the open loops, outermost first (depth = index + 1)
   std::vector<Borrow> borrows_;
   std::set<std::pair<const Symbol*, uint32_t>> reported_;
@@ -876,6 +858,7 @@ void check_ownership(ProgramInfo& info, Diagnostics& diags) {
   std::set<const ClassInfo*> traced = infer_traced(info).classes;
   for (const ClassInfo* c : traced) const_cast<ClassInfo*>(c)->traced = true;
   OwnershipPass pass(info, diags, traced);
+  check_shared_writes(info, diags);
   for (auto& fn : info.fns) pass.run_fn(*fn);
   for (auto& cls : info.classes)
     for (auto& m : cls->methods) pass.run_fn(*m);

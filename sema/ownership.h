@@ -25,4 +25,14 @@ void check_ownership(ProgramInfo& info, Diagnostics& diags);
 // (self_mut.cpp); check_ownership runs it first.
 void infer_mutating_methods(ProgramInfo& info);
 
+// Whether a call of interface method `m` of `iface` may write through its
+// receiver: some class that satisfies the interface writes through `self`
+// in its method of that name (self_mut.cpp).
+bool iface_method_mutates(const ProgramInfo& info, const InterfaceInfo* iface, int m);
+
+// WO-E303 for a write through a shared (not `mut`) parameter (language.md
+// §15.4; self_mut.cpp). Traced classes and rows are exempt, and so is an
+// actor's `receive`, whose message is its own (FnInfo::writes_message).
+void check_shared_writes(ProgramInfo& info, Diagnostics& diags);
+
 }  // namespace wo::sema

@@ -72,6 +72,10 @@ struct FnInfo {
   const Type* ret = nullptr;      // Void if none
   std::unique_ptr<Symbol> self;   // methods only
   bool mutates_self = false;      // methods: writes through `self`, so the receiver is an exclusive borrow (§6.6)
+  // An actor's `receive` that writes through its message: the message is the
+  // actor's own (moved to it), but a direct call of `receive` lends it, so
+  // such a call counts the parameter as `mut` (docs/decisions/0078).
+  bool writes_message = false;
   std::unique_ptr<Symbol> sym;    // SymKind::Fn/Method/StaticFn
   std::vector<std::unique_ptr<Symbol>> locals;  // every Local/Param symbol of the body (owned here)
 };

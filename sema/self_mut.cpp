@@ -1,14 +1,20 @@
-// Which methods borrow their receiver exclusively (language.md §6.6, §15.3):
-// a method whose body writes through `self` — assigns to a place under `self`
-// (`self.v = …`, `self.xs[i] += …`), passes such a place to a `mut`
-// parameter or to a builtin that modifies its container (§15.4), or calls a
-// mutating method on it. A place bound from `self` (`let r = self.part`,
-// `for it in self.items`) is a borrow of it (§15.3), so writes through it
-// count. Mutation through another method is followed to a fixed point;
-// a call through an interface counts as mutating when some class's method of
-// that name mutates (the implementation is only known at run time).
+// Writes through a borrow (language.md §6.6, §15.3, §15.4).
+//
+// Which methods borrow their receiver exclusively: a method whose body
+// writes through `self` — assigns to a place under `self` (`self.v = …`,
+// `self.xs[i] += …`), passes such a place to a `mut` parameter or to a
+// builtin that modifies its container (§15.4), or calls a mutating method
+// on it. A place bound from `self` (`let r = self.part`, `for it in
+// self.items`, a `switch` payload of a part) is a borrow of it (§15.3), so
+// writes through it count. Mutation through another method is followed to a
+// fixed point; a call through an interface counts as mutating when some
+// class that satisfies the interface writes through `self` in its method of
+// that name (the implementation is only known at run time).
 // The ownership pass reads FnInfo::mutates_self to check receivers like `mut`
 // arguments (decision 0011).
+//
+// The same walk finds writes through a shared parameter (`p: T`, not `mut`),
+// which §15.4 forbids: WO-E303 at the first one (decision 0078).
 #include <set>
 
 #include "sema/ownership.h"
@@ -17,13 +23,16 @@ namespace wo::sema {
 
 namespace {
 
-class SelfWrites {
+class PlaceWrites {
  public:
-  explicit SelfWrites(FnInfo& fn) { under_self_.insert(fn.self.get()); }
+  explicit PlaceWrites(const Symbol* root) { under_.insert(root); }
 
-  bool direct = false;                      // a write through self in this body
-  std::set<const FnInfo*> calls;            // methods called on a place under self
-  std::set<std::string> iface_calls;        // interface methods called on one
+  // The first write through the root in this body (line 0: none), and what it was.
+  Loc first_write{};
+  std::string what;
+  // Methods and interface methods called on a place under the root, where.
+  std::vector<std::pair<const FnInfo*, Loc>> calls;
+  std::vector<std::pair<std::pair<const InterfaceInfo*, int>, Loc>> iface_calls;
 
   void block(const ast::Block& b) {
     for (auto& s : b.stmts) stmt(*s);
@@ -45,13 +54,14 @@ class SelfWrites {
     }
     return p->kind == ast::ExprKind::Name ? p->sym : nullptr;
   }
-  bool under_self(const ast::Expr& e) const {
+  bool under(const ast::Expr& e) const {
     const Symbol* r = root(e);
-    return r && under_self_.count(r);
+    return r && under_.count(r);
   }
-  // A place under self, not self's own name being rebound (a bare local).
-  bool writes_self(const ast::Expr& target) const {
-    return target.kind != ast::ExprKind::Name && under_self(target);
+  void wrote(const Loc& at, const std::string& how) {
+    if (first_write.line) return;
+    first_write = at;
+    what = how;
   }
 
   void stmt(const ast::Stmt& s) {
@@ -59,18 +69,19 @@ class SelfWrites {
     switch (s.kind) {
       case K::Let:
         expr(*s.expr);
-        if (s.sym && under_self(*s.expr)) under_self_.insert(s.sym);
+        if (s.sym && under(*s.expr)) under_.insert(s.sym);
         return;
       case K::Assign:
         expr(*s.expr);
         expr(*s.target);
-        if (writes_self(*s.target)) direct = true;
+        // A place under the root, not a bare local being rebound.
+        if (s.target->kind != ast::ExprKind::Name && under(*s.target)) wrote(s.target->span.begin, "assigned here");
         return;
       case K::For:
         expr(*s.expr);
-        if (under_self(*s.expr)) {
-          if (s.sym) under_self_.insert(s.sym);
-          if (s.sym2) under_self_.insert(s.sym2);
+        if (under(*s.expr)) {
+          if (s.sym) under_.insert(s.sym);
+          if (s.sym2) under_.insert(s.sym2);
         }
         block(*s.body);
         return;
@@ -101,14 +112,17 @@ class SelfWrites {
       }
     };
     size_t first = 0;
-    if (s->kind == SymKind::Method && recv && under_self(*recv)) calls.insert(s->fn);
-    if (s->kind == SymKind::IfaceMethod && recv && under_self(*recv)) iface_calls.insert(s->iface->methods[s->method_index].name);
+    if (s->kind == SymKind::Method && recv && under(*recv)) calls.push_back({s->fn, recv->span.begin});
+    if (s->kind == SymKind::IfaceMethod && recv && under(*recv))
+      iface_calls.push_back({{s->iface, s->method_index}, recv->span.begin});
     if (s->kind == SymKind::Fn && recv && recv->type) {  // `using`: the receiver is parameter 0
       first = 1;
-      if (mut_param(0) && under_self(*recv)) direct = true;
+      if (mut_param(0) && under(*recv)) wrote(recv->span.begin, "passed to a `mut` parameter here");
     }
     for (size_t i = 0; i < e.args.size(); ++i)
-      if (mut_param(i + first) && under_self(*e.args[i])) direct = true;
+      if (mut_param(i + first) && under(*e.args[i]))
+        wrote(e.args[i]->span.begin, s->kind == SymKind::Builtin ? "modified by `" + s->name + "` here"
+                                                                 : "passed to a `mut` parameter here");
   }
 
   void expr(const ast::Expr& e) {
@@ -117,46 +131,108 @@ class SelfWrites {
     if (e.rhs) expr(*e.rhs);
     for (auto& a : e.args) expr(*a);
     for (auto& f : e.fields) expr(*f.value);
-    for (auto& arm : e.arms)
+    // A payload bound from a place under the root is a part of it.
+    bool subject_under = e.kind == ast::ExprKind::Switch && e.lhs && under(*e.lhs);
+    for (auto& arm : e.arms) {
+      if (subject_under)
+        for (auto& p : arm.patterns)
+          for (auto& a : p->args)
+            if (a->sym) under_.insert(a->sym);
       for (auto& s : arm.body) stmt(*s);
+    }
     if (e.handler_block) block(*e.handler_block);
     for (auto& c : e.clauses)
       if (c.expr) expr(*c.expr);
   }
 
-  std::set<const Symbol*> under_self_;  // self, and the borrows bound from places under it
+  std::set<const Symbol*> under_;  // the root, and the borrows bound from places under it
 };
 
+// Whether a value of type `t` has parts a callee could write.
+bool writable(const Type* t) {
+  t = t->base();
+  switch (t->kind) {
+    case TypeKind::List:
+    case TypeKind::Map:
+    case TypeKind::Interface: return true;
+    case TypeKind::Class: return !t->cls->is_table && !t->cls->traced && !t->cls->predeclared;
+    default: return false;
+  }
+}
+
 }  // namespace
+
+// Matched by name: satisfies() has checked that the signature is the interface's.
+bool iface_method_mutates(const ProgramInfo& info, const InterfaceInfo* iface, int m) {
+  const std::string& name = iface->methods[m].name;
+  for (auto& c : info.classes) {
+    if (c->is_table || !satisfies(*c, *iface, nullptr)) continue;
+    const FnInfo* impl = c->method(name);
+    if (impl && impl->mutates_self) return true;
+  }
+  return false;
+}
 
 void infer_mutating_methods(ProgramInfo& info) {
   struct Found {
     FnInfo* fn;
-    std::set<const FnInfo*> calls;
-    std::set<std::string> iface_calls;
+    std::vector<std::pair<const FnInfo*, Loc>> calls;
+    std::vector<std::pair<std::pair<const InterfaceInfo*, int>, Loc>> iface_calls;
   };
   std::vector<Found> methods;
   for (auto& cls : info.classes)
     for (auto& m : cls->methods) {
       if (m->is_static || !m->self || !m->decl || !m->decl->body) continue;
-      SelfWrites w(*m);
+      PlaceWrites w(m->self.get());
       w.block(*m->decl->body);
-      m->mutates_self = w.direct;
+      m->mutates_self = w.first_write.line != 0;
       methods.push_back({m.get(), std::move(w.calls), std::move(w.iface_calls)});
     }
   for (bool changed = true; changed;) {
     changed = false;
-    std::set<std::string> mutating_names;
-    for (auto& f : methods)
-      if (f.fn->mutates_self) mutating_names.insert(f.fn->name);
     for (auto& f : methods) {
       if (f.fn->mutates_self) continue;
       bool m = false;
-      for (const FnInfo* c : f.calls) m |= c->mutates_self;
-      for (const std::string& n : f.iface_calls) m |= mutating_names.count(n) > 0;
+      for (auto& [c, at] : f.calls) m |= c->mutates_self;
+      for (auto& [im, at] : f.iface_calls) m |= iface_method_mutates(info, im.first, im.second);
       if (m) f.fn->mutates_self = changed = true;
     }
   }
+}
+
+void check_shared_writes(ProgramInfo& info, Diagnostics& diags) {
+  auto check = [&](FnInfo& fn) {
+    if (!fn.decl || !fn.decl->body) return;
+    for (const Symbol* p : fn.params) {
+      if (p->conv != ast::ParamConv::Borrow || !writable(p->type)) continue;
+      PlaceWrites w(p);
+      w.block(*fn.decl->body);
+      Loc at = w.first_write;
+      std::string how = w.what;
+      for (auto& [c, where] : w.calls)
+        if (c->mutates_self && (!at.line || where.offset < at.offset)) {
+          at = where;
+          how = "`" + c->name + "` writes through its receiver";
+        }
+      for (auto& [im, where] : w.iface_calls)
+        if (iface_method_mutates(info, im.first, im.second) && (!at.line || where.offset < at.offset)) {
+          at = where;
+          how = "`" + im.first->methods[im.second].name + "` writes through its receiver in some implementation";
+        }
+      if (!at.line) continue;
+      if (fn.self && !fn.is_static && fn.name == "receive" && fn.params.size() == 1) {
+        fn.writes_message = true;  // an actor's message is its own
+        continue;
+      }
+      auto& d = diags.error(DiagCode::E303, at,
+                            "`" + p->name + "` is a shared borrow and cannot be modified (" + how +
+                                "); declare the parameter `mut " + p->name + "`");
+      d.related.push_back({p->loc, "`" + p->name + "` declared here"});
+    }
+  };
+  for (auto& fn : info.fns) check(*fn);
+  for (auto& cls : info.classes)
+    for (auto& m : cls->methods) check(*m);
 }
 
 }  // namespace wo::sema
