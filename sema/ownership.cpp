@@ -228,6 +228,7 @@ class OwnershipPass {
         return;
       case K::Try: try_expr(e); return;
       case K::Switch: switch_expr(e); return;
+      case K::Query: query_expr(e); return;
       default:
         if (e.lhs) expr(*e.lhs);
         if (e.rhs) expr(*e.rhs);
@@ -255,6 +256,22 @@ class OwnershipPass {
     if (!dead_) join(after, flow());
     set_flow(std::move(after));
     dead_ = was_dead;
+  }
+
+  // `from x in src where … order by … select …`: the source is evaluated
+  // once; the clauses and the select run once per row, like a loop body, so
+  // moving an outer local there is a use after move on the next row (E301).
+  [[gnu::noinline]] void query_expr(const ast::Expr& e) {
+    if (e.lhs) expr(*e.lhs);
+    Moves before = moves_;
+    for (auto& c : e.clauses)
+      if (c.expr) expr(*c.expr);
+    if (e.rhs) expr(*e.rhs);
+    for (auto& [sym, where] : moves_) {
+      if (before.count(sym) || !reported_.insert({sym, where.line}).second) continue;
+      report(DiagCode::E301, where, "`" + sym->name + "` is moved in a query clause, which runs once per row",
+             Loc{}, "");
+    }
   }
 
   [[gnu::noinline]] void switch_expr(const ast::Expr& e) {
