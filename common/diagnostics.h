@@ -63,6 +63,7 @@ class Diagnostics {
   // The same with colour, JSON or the closing count line (common/render.h).
   void render(std::ostream& out, const RenderOptions& opts) const;
   size_t warning_count() const;
+  const SourceManager& sources() const { return sm_; }
   // Renders one diagnostic (header, source line, caret, related sites).
   std::string format(const Diagnostic& d) const;
 

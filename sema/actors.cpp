@@ -50,7 +50,11 @@ bool Checker::message_type_ok(const Type* m) {
 // of the program that satisfies it, so it crosses iff each of those may
 // (docs/decisions/0032); `seen` guards cycles through interfaces and classes.
 void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
-  if (!traced_) traced_ = std::make_unique<TracedClasses>(infer_traced(info_));
+  if (!traced_) {
+    traced_ = std::make_unique<TracedClasses>(infer_traced(info_));
+    for (auto& [c, path] : traced_->why) path = "it can reach itself: " + path;
+  }
+  crossings_.push_back({t, loc, what});
   std::set<const void*> seen;
   std::string found;  // the first traced class, with the field (and interface) that leads to it
   // `via`: the first field on the way; `iface`: set when the class was reached
@@ -81,7 +85,7 @@ void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
                                                    (via.empty() ? "" : ", in " + via)
                                              : via.empty() ? "" : "in " + via;
               found = "`" + c->name + "`" + (where_from.empty() ? "" : " (" + where_from + ")") +
-                      ", which is traced because it can reach itself: " + traced_->why.at(c);
+                      ", which is traced because " + traced_->why.at(c);
               return;
             }
             for (auto& f : c->fields) walk(f.type, in(c->name + "." + f.name), nullptr);
@@ -94,6 +98,21 @@ void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
   if (!found.empty())
     error(DiagCode::E222, loc, what + " is or may contain the traced class " + found +
                                    "; a shared graph cannot move between actors");
+}
+
+// Demand promotion (§15.6) makes more classes traced once the ownership
+// pass has run: every value that crossed an actor boundary is checked again
+// against those classes alone (the others were checked when it was seen).
+void Checker::check_crossings_again(std::map<const ClassInfo*, std::string> promoted) {
+  if (promoted.empty()) return;
+  auto again = std::make_unique<TracedClasses>();
+  for (auto& [c, why] : promoted) {
+    again->classes.insert(c);
+    again->why[c] = "it is demand-promoted: " + why;
+  }
+  traced_ = std::move(again);
+  std::vector<Crossing> seen = std::move(crossings_);
+  for (auto& [t, loc, what] : seen) check_crossing(t, loc, what);
 }
 
 // `spawn C { fields }`: the state is built as a constructor literal (the

@@ -90,6 +90,13 @@ class Checker {
   const Type* check_actor_call(ast::Expr& e, const std::string& shown, size_t builtin);
   const Type* reply_type(const Type* msg, ast::Expr& call);  // WO-E226
   void check_crossing(const Type* t, Loc loc, const std::string& what);  // WO-E222
+  void check_crossings_again(std::map<const ClassInfo*, std::string> promoted);  // after demand promotion
+  struct Crossing {
+    const Type* type;
+    Loc loc;
+    std::string what;
+  };
+  std::vector<Crossing> crossings_;  // every value check_crossing saw
   static FnInfo* actor_receive(const ClassInfo& cls);  // `fn receive(msg: M)` with one parameter, or null
   static bool message_type_ok(const Type* m);
   std::unique_ptr<TracedClasses> traced_;  // computed on the first check_crossing

@@ -634,7 +634,7 @@ void Checker::run() {
   check_stored_classes();
   if (!prog_.library) check_main();  // a wo.toml kind = "library" needs no entry point
   warn_unused_uses();
-  if (!diags_.has_errors()) check_ownership(info_, diags_);
+  if (!diags_.has_errors()) check_crossings_again(check_ownership(info_, diags_));
 }
 
 std::unique_ptr<ProgramInfo> analyze(ast::Program& program, Diagnostics& diags) {

@@ -79,8 +79,9 @@ struct Loop {
 
 class OwnershipPass {
  public:
-  OwnershipPass(ProgramInfo& info, Diagnostics& diags, const std::set<const ClassInfo*>& traced)
-      : info_(info), diags_(diags), traced_(traced) {}
+  OwnershipPass(ProgramInfo& info, Diagnostics& diags, const std::set<const ClassInfo*>& traced,
+                std::map<const ClassInfo*, std::string>& demands)
+      : info_(info), diags_(diags), traced_(traced), demands_(demands) {}
 
   void run_fn(FnInfo& fn) {
     fn_ = &fn;
@@ -90,6 +91,7 @@ class OwnershipPass {
     borrow_keys_.clear();
     alias_keys_.clear();
     element_aliases_.clear();
+    alias_roots_.clear();
     borrows_.clear();
     depth_ = 0;
     dead_ = false;
@@ -151,6 +153,7 @@ class OwnershipPass {
     borrow_keys_.erase(s);
     alias_keys_.erase(s);
     element_aliases_.erase(s);
+    alias_roots_.erase(s);
     if (loops_.empty())
       fresh_.erase(s);
     else
@@ -171,15 +174,65 @@ class OwnershipPass {
            "`" + e.text + "` moved here");
   }
 
+  // Where a consumed value goes: stored (a local, a field, a container, a
+  // return value, a payload), into a `take` parameter, or to another actor.
+  // A borrowed class value stored is demand-promoted (§15.3, §15.6); into a
+  // `take` parameter or across actors it stays an error (E304/E305).
+  enum class Into { Store, Take, Actor };
+
+  // A class whose values may be demand-promoted to traced.
+  bool promotable(const Type* t) const {
+    if (!t) return false;
+    t = t->base();
+    return t->kind == TypeKind::Class && !t->cls->is_table && !t->cls->predeclared && !traced_.count(t->cls);
+  }
+  void demand(const Type* t, const ast::Expr& e, const std::string& how) {
+    const ClassInfo* c = t->base()->cls;
+    if (demands_.count(c)) return;
+    const SourceFile& f = diags_.sources().get(e.span.begin.file);
+    demands_[c] = how + " (" + f.path + ":" + std::to_string(e.span.begin.line) + ":" +
+                  std::to_string(e.span.begin.col) + ")";
+  }
+  // The parameter or `self` a borrow-bound local (`let r = p.part`, `for it
+  // in p.items`) borrows from, or the local's own symbol.
+  const Symbol* underlying(const Symbol* s) const {
+    for (int guard = 0; guard < 64; ++guard) {
+      auto it = alias_roots_.find(s);
+      if (it == alias_roots_.end()) return s;
+      s = it->second;
+    }
+    return s;
+  }
+  // A place (or a borrow-bound local) whose value is borrowed from a caller:
+  // rooted in a non-`take` parameter or `self`.
+  bool borrowed_from_caller(const ast::Expr& e) const {
+    const ast::Expr* root = root_of(e);
+    return root && root->sym && is_borrowed_param(underlying(root->sym));
+  }
+
   // `e` is used where its value is transferred (moved) into a new owner.
-  void consume(const ast::Expr& e) {
+  void consume(const ast::Expr& e, Into into = Into::Store) {
     if (!owned(e.type) || row_field(e)) {
       expr(e);
       return;
     }
+    bool promote = into == Into::Store && promotable(e.type);
     if (e.kind == ast::ExprKind::Name) {
       const Symbol* s = e.sym;
       read_name(e);
+      if ((is_local(s) || is_take_param(s)) && alias_roots_.count(s)) {
+        // A local bound to a borrow (`let r = o.part`, a loop variable): its
+        // value is still owned by the place it was read from.
+        if (promote) {
+          demand(e.type, e, "a borrowed value of it is stored or returned");
+        } else {
+          report(DiagCode::E304, at(e.span),
+                 "`" + e.text + "` is a borrow of a part of `" + underlying(s)->name +
+                     "`, so it cannot be " + (into == Into::Store ? "stored" : "moved away"),
+                 Loc{}, "");
+        }
+        return;
+      }
       if (is_local(s) || is_take_param(s)) {
         for (auto& b : borrows_)
           if (b.owner == s) {
@@ -190,14 +243,21 @@ class OwnershipPass {
         moves_[s] = at(e.span);
         info_.moves.insert(&e);  // codegen hands the value over instead of counting it
       } else if (is_borrowed_param(s)) {
-        report(DiagCode::E304, at(e.span),
-               "`" + e.text + "` is borrowed, so it cannot be stored or moved away (declare the parameter `take`)",
-               Loc{}, "");
+        if (promote)
+          demand(e.type, e, "a borrowed value of it is stored or returned");
+        else
+          report(DiagCode::E304, at(e.span),
+                 "`" + e.text + "` is borrowed, so it cannot be stored or moved away (declare the parameter `take`)",
+                 Loc{}, "");
       }
       return;
     }
     if (is_part(e)) {
       expr(e);
+      if (promote) {
+        demand(e.type, e, "a part of another value is stored into a second owner");
+        return;
+      }
       const ast::Expr* root = root_of(e);
       if (root && root->sym && (is_local(root->sym) || root->sym->kind == SymKind::Param || root->sym->kind == SymKind::Self))
         report(DiagCode::E305, at(e.span),
@@ -220,8 +280,16 @@ class OwnershipPass {
         for (auto& a : e.args) consume(*a);
         return;
       case K::Ctor:
-        for (auto& f : e.fields) consume(*f.value);
+        for (auto& f : e.fields) consume(*f.value, in_spawn_ ? Into::Actor : Into::Store);
         return;
+      case K::Spawn: {
+        // The state's fields move to another actor: no demand promotion.
+        bool was = in_spawn_;
+        in_spawn_ = true;
+        if (e.lhs) expr(*e.lhs);
+        in_spawn_ = was;
+        return;
+      }
       case K::Insert:
         if (e.lhs)
           for (auto& f : e.lhs->fields) expr(*f.value);
@@ -562,10 +630,10 @@ class OwnershipPass {
     // while the rest are evaluated, and the moves into `take` parameters
     // happen last, so a value both borrowed and moved by the call is E302.
     size_t held = borrows_.size();
-    std::vector<const ast::Expr*> takes;
+    std::vector<std::pair<const ast::Expr*, Into>> takes;
     for (auto& a : acc) {
       if (a.conv == C::Take) {
-        takes.push_back(a.e);
+        takes.push_back({a.e, take_into(e, a.pos)});
         continue;
       }
       expr(*a.e);
@@ -573,8 +641,21 @@ class OwnershipPass {
         if (const ast::Expr* root = root_of(*a.e))
           if (root->sym) borrows_.push_back({root->sym, at(a.e->span), depth_, "by the same call (until it returns)"});
     }
-    for (const ast::Expr* t : takes) consume(*t);
+    for (auto [t, into] : takes) consume(*t, into);
     borrows_.resize(held);
+  }
+
+  // Where a `take` argument of call `e` at position `pos` goes: a builtin
+  // stores it into a container ('e', 'V') or sends it to an actor ('m'); a
+  // variant stores it as a payload; a function takes it.
+  static Into take_into(const ast::Expr& e, size_t pos) {
+    const Symbol* s = e.sym;
+    if (s && s->kind == SymKind::Builtin) {
+      const BuiltinSig& b = builtin_table()[s->builtin];
+      return pos < b.params.size() && b.params[pos] == 'm' ? Into::Actor : Into::Store;
+    }
+    if (s && s->kind == SymKind::Variant) return Into::Store;
+    return Into::Take;
   }
 
   // ---- statements
@@ -628,6 +709,9 @@ class OwnershipPass {
       const Symbol* elem = s.expr->type && s.expr->type->base()->kind == TypeKind::Map ? s.sym2 : s.sym;
       std::string container = wild_key(*s.expr);
       if (elem && !container.empty()) bind_alias(elem, container + "[*]", true);
+      if (elem && owned(elem->type))
+        if (const ast::Expr* root = root_of(*s.expr))
+          if (root->sym) alias_roots_[elem] = root->sym;
     }
     if (s.kind == K::While) expr(*s.expr);
     Flow at_head = flow();  // where `while` and `for` leave when the loop ends
@@ -685,6 +769,7 @@ class OwnershipPass {
           if (s.sym) assigned(s.sym);
           if (s.sym && fixed_place(init)) borrow_keys_[s.sym] = place_key(init);
           if (s.sym && !fixed_place(init)) bind_alias(s.sym, wild_key(init), init.kind != ast::ExprKind::Member);
+          if (s.sym && root_of(init) && root_of(init)->sym) alias_roots_[s.sym] = root_of(init)->sym;
           return;
         }
         consume(init);
@@ -725,11 +810,25 @@ class OwnershipPass {
       case K::For: loop(s); return;
       case K::Return:
         if (s.expr) {
-          // Returning a borrowed class value demand-promotes it (§15.3): allowed.
-          if (s.expr->kind == ast::ExprKind::Name)
-            consume(*s.expr);
-          else
-            expr(*s.expr);
+          // Returning a borrowed class value demand-promotes it (§15.3, §9.9);
+          // a borrowed part of another kind (a `multi` field of a parameter)
+          // cannot outlive its owner: E304. A part of a local is the last
+          // owner's (the local dies here).
+          const ast::Expr& r = *s.expr;
+          if (r.kind == ast::ExprKind::Name) {
+            consume(r);
+          } else if (is_part(r) && owned(r.type) && borrowed_from_caller(r)) {
+            expr(r);
+            if (promotable(r.type))
+              demand(r.type, r, "a borrowed value of it is returned");
+            else
+              report(DiagCode::E304, at(r.span),
+                     "a part of borrowed `" + underlying(root_of(r)->sym)->name +
+                         "` cannot be returned (it outlives the call only as a copy: use deep_copy)",
+                     Loc{}, "");
+          } else {
+            expr(r);
+          }
         }
         dead_ = true;
         return;
@@ -761,6 +860,9 @@ class OwnershipPass {
   std::map<const Symbol*, std::string> borrow_keys_;  // `let r = o.part` -> the key of `o.part`
   std::map<const Symbol*, std::string> alias_keys_;   // `for it in xs`, `let r = xs[i]` -> the wild key of the element
   std::set<const Symbol*> element_aliases_;           // those bound to a whole element
+  std::map<const Symbol*, const Symbol*> alias_roots_;  // a borrow-bound local -> the root it borrows from
+  std::map<const ClassInfo*, std::string>& demands_;   // classes to demand-promote, with why
+  bool in_spawn_ = false;
   std::vector<Loop> loops_;  // the open loops, outermost first (depth = index + 1)
   std::vector<Borrow> borrows_;
   std::set<std::pair<const Symbol*, uint32_t>> reported_;
@@ -870,15 +972,38 @@ TracedClasses infer_traced(const ProgramInfo& info) {
   return traced;
 }
 
-void check_ownership(ProgramInfo& info, Diagnostics& diags) {
+std::map<const ClassInfo*, std::string> check_ownership(ProgramInfo& info, Diagnostics& diags) {
   infer_mutating_methods(info);
   std::set<const ClassInfo*> traced = infer_traced(info).classes;
   for (const ClassInfo* c : traced) const_cast<ClassInfo*>(c)->traced = true;
-  OwnershipPass pass(info, diags, traced);
-  check_shared_writes(info, diags);
-  for (auto& fn : info.fns) pass.run_fn(*fn);
-  for (auto& cls : info.classes)
-    for (auto& m : cls->methods) pass.run_fn(*m);
+  // Demand promotion (§15.6) to a fixed point: each round runs the pass into
+  // a scratch list; a round that asks for no promotion is the answer, so its
+  // diagnostics are the program's. Every other round promotes at least one
+  // class, so there are at most (classes + 1) rounds; most programs take one.
+  std::map<const ClassInfo*, std::string> promoted;
+  for (;;) {
+    info.moves.clear();
+    info.keep_alive.clear();
+    info.borrow_guards.clear();
+    info.guarded_elements.clear();
+    Diagnostics round(diags.sources());
+    std::map<const ClassInfo*, std::string> demands;
+    check_shared_writes(info, round);
+    OwnershipPass pass(info, round, traced, demands);
+    for (auto& fn : info.fns) pass.run_fn(*fn);
+    for (auto& cls : info.classes)
+      for (auto& m : cls->methods) pass.run_fn(*m);
+    if (demands.empty()) {
+      for (const Diagnostic& d : round.all()) diags.report(d.code, d.loc, d.message) = d;
+      break;
+    }
+    for (auto& [c, why] : demands) {
+      traced.insert(c);
+      const_cast<ClassInfo*>(c)->traced = true;
+      promoted.emplace(c, why);
+    }
+  }
+  return promoted;
 }
 
 }  // namespace wo::sema

@@ -19,7 +19,10 @@ struct TracedClasses {
 TracedClasses infer_traced(const ProgramInfo& info);
 
 // Marks traced classes (ClassInfo::traced) and reports ownership errors.
-void check_ownership(ProgramInfo& info, Diagnostics& diags);
+// Returns the classes demand-promoted to traced (§15.6), each with why (a
+// borrowed value of it escapes, and where): the caller checks them at actor
+// boundaries (WO-E222) like the classes that form cycles.
+std::map<const ClassInfo*, std::string> check_ownership(ProgramInfo& info, Diagnostics& diags);
 
 // Sets FnInfo::mutates_self on every method that writes through `self`
 // (self_mut.cpp); check_ownership runs it first.
