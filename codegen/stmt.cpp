@@ -140,6 +140,10 @@ bool Emitter::emit_append_assign(const ast::Stmt& s) {
     e = e->lhs.get();
   }
   if (pieces.empty() || e->kind != ast::ExprKind::Name || e->sym != target.sym) return false;
+  // A piece with a statement body may give `s` a new value before the append
+  // reads it; the general path reads `s` first, as written.
+  for (const ast::Expr* piece : pieces)
+    if (may_write(*piece) & kWritesLocals) return false;
   push_temps();
   std::reverse(pieces.begin(), pieces.end());
   std::vector<uint8_t> later = writes_after(pieces);
