@@ -22,8 +22,6 @@ namespace wo::codegen {
 
 namespace {
 
-bool moved(const sema::ProgramInfo& prog, const ast::Expr& e) { return prog.moves.count(&e) != 0; }
-
 // A user function or method call that can write something its caller can see:
 // a `mut` or `take` parameter, a receiver it writes through, or — since a
 // traced object may be reached from anywhere — any call when the program has
@@ -34,7 +32,7 @@ bool call_writes(const ast::Expr& e, bool any_traced) {
   switch (s->kind) {
     case sema::SymKind::Builtin: {
       const sema::BuiltinSig& b = sema::builtin_table()[s->builtin];
-      return (b.flags & sema::MUTATES) != 0;
+      return (b.flags & (sema::MUTATES | sema::ACTOR)) != 0;  // an actor operation moves (and may free) its message
     }
     case sema::SymKind::Variant: return false;
     case sema::SymKind::IfaceMethod: return true;  // the implementation is only known at run time
@@ -59,8 +57,8 @@ uint8_t Emitter::own_writes(const ast::Expr& e) const {
     case K::Try: return kWritesPlaces | kWritesLocals;  // statement bodies: anything, locals too
     case K::Query: return kWritesPlaces;                // clauses run per row
     case K::Call: return call_writes(e, any_traced_) ? kWritesPlaces : 0;
-    case K::Name: return moved(prog_, e) ? kWritesPlaces : 0;  // a move can end the moved value's life
-    default: return 0;
+    case K::Spawn: return kWritesPlaces;  // the state moves to another actor (maybe a deep copy, the original freed)
+    default: return 0;  // a local moved into a constructor or a list lives on in it
   }
 }
 
