@@ -293,7 +293,13 @@ Val Emitter::emit_query(const ast::Expr& e) {
       ids = own_temp(call(rt("wo_db_scan"), {db, where_site}));
     }
   } else {
-    ids = emit_expr(src);  // a backlink: already the referring rows
+    // A backlink (already the referring rows) or a list of rows: held while
+    // the clauses and the select run, which may replace the list it came
+    // from (docs/decisions/0078).
+    uint8_t later = e.rhs ? may_write(*e.rhs) : 0;
+    for (auto& c : e.clauses)
+      if (c.expr) later |= may_write(*c.expr);
+    ids = keep(emit_expr(src), src, later);
   }
   llvm::AllocaInst* var = local_slot(e.sym);
   // Loops over an id list: `body` runs with the query variable bound.

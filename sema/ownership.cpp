@@ -106,6 +106,7 @@ class OwnershipPass {
     t = t->base();
     switch (t->kind) {
       case TypeKind::List:
+      case TypeKind::Map:
       case TypeKind::Interface: return true;
       case TypeKind::Union: return t->uni->has_payload;
       case TypeKind::Class: return !t->cls->predeclared && !t->cls->is_table && !traced_.count(t->cls);
@@ -347,10 +348,17 @@ class OwnershipPass {
     // Every switch is exhaustive (E208), so some arm runs.
     Flow start = flow();
     std::optional<Flow> out;
+    const ast::Expr* subject_root = owned(e.lhs->type) ? root_of(*e.lhs) : nullptr;
     for (auto& arm : e.arms) {
       set_flow(start);
       dead_ = false;
       ++depth_;
+      // An arm that binds the payload borrows the subject for its body (§15.3).
+      bool binds = false;
+      for (auto& p : arm.patterns)
+        for (auto& a : p->args) binds |= a->sym != nullptr;
+      if (binds && subject_root && subject_root->sym)
+        borrows_.push_back({subject_root->sym, at(e.lhs->span), depth_, "by the `switch` arm that binds its payload"});
       for (auto& s : arm.body) stmt(*s);
       end_block();
       if (!dead_) join(out, flow());
@@ -375,6 +383,15 @@ class OwnershipPass {
       case ast::ExprKind::Index: {
         std::string k = place_key(*e.lhs);
         std::string i = index_key(*e.rhs);
+        return k.empty() || i.empty() ? "" : k + "[" + i + "]";
+      }
+      case ast::ExprKind::Call: {
+        // `get(xs, i)`, `latest(xs)`, `val_at(m, i)`: an element, like `xs[i]`.
+        if (!is_borrowed_builtin(e)) return "";
+        std::string k = place_key(*e.args[0]);
+        std::string i = e.args.size() < 2 ? "latest"
+                        : e.sym->name == "get" ? index_key(*e.args[1])  // the same element as `xs[i]`, `m[k]`
+                                               : index_key(*e.args[1]).empty() ? "" : e.sym->name + " " + index_key(*e.args[1]);
         return k.empty() || i.empty() ? "" : k + "[" + i + "]";
       }
       default: return "";
