@@ -1,9 +1,12 @@
 // The ownership pass (sema/ownership.cpp) through sema's entry point: where
 // E301–E303 are reported and which site the note points at (the corpus only
-// checks codes), and the BORROW guard positions handed to codegen.
-#include <set>
+// checks codes), the BORROW guards and held arguments handed to codegen, and
+// demand promotion (docs/decisions/0078).
 #include <doctest/doctest.h>
 
+#include <set>
+
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -209,4 +212,43 @@ TEST_CASE("ownership: a value moved before `break` is moved after the loop") {
   CHECK(c.diags[0].code == "WO-E301");
   CHECK(c.diags[0].line == 16);
   CHECK(c.diags[0].rel_line == 11);
+}
+
+TEST_CASE("ownership: returning a borrowed class value demand-promotes the class, and only that class") {
+  auto c = analyse(
+      "class Engine {\n  hp: Int\n}\n"
+      "class Car {\n  engine: Engine\n}\n"
+      "class Wheel {\n  r: Int\n}\n"
+      "fn engine_of(c: Car) -> Engine {\n  return c.engine\n}\n"
+      "fn main() {\n  let car = Car { engine: Engine { hp: 1 } }\n  let e = engine_of(car)\n  let f = e\n"
+      "  print_int(e.hp + f.hp)\n  let w = Wheel { r: 1 }\n  let v = w\n  print_int(v.r)\n}\n");
+  CHECK(c.diags.empty());  // `let f = e` no longer moves `e`: Engine is traced
+  REQUIRE(c.info);
+  std::map<std::string, bool> traced;
+  for (auto& k : c.info->classes) traced[k->name] = k->traced;
+  CHECK(traced["Engine"]);
+  CHECK_FALSE(traced["Car"]);
+  CHECK_FALSE(traced["Wheel"]);
+}
+
+TEST_CASE("ownership: a Text part beside its mut owner is held for the call, a part of another value is not") {
+  auto c = analyse(
+      "class Owner {\n  name: Text\n}\n"
+      "fn show(n: Text, mut o: Owner) {\n  o.name = \"x\"\n  print(n)\n}\n"
+      "fn main() {\n  let a = Owner { name: \"a\" }\n  let b = Owner { name: \"b\" }\n"
+      "  show(a.name, a)\n  show(b.name, a)\n}\n");
+  CHECK(c.diags.empty());
+  REQUIRE(c.info);
+  std::set<uint32_t> held_lines;
+  for (const wo::ast::Expr* e : c.info->keep_alive) held_lines.insert(e->span.begin.line);
+  CHECK(held_lines == std::set<uint32_t>{11});  // show(a.name, a), not show(b.name, a)
+}
+
+TEST_CASE("ownership: writing through a shared parameter is E303 at the write, with the parameter as the note") {
+  auto c = analyse("class Bag {\n  n: Int\n}\nfn empty(b: Bag) {\n  let k = 1\n  b.n = 0\n}\nfn main() {}\n");
+  REQUIRE(c.diags.size() == 1);
+  CHECK(c.diags[0].code == "WO-E303");
+  CHECK(c.diags[0].line == 6);
+  CHECK(c.diags[0].rel_line == 4);
+  CHECK(c.diags[0].rel_col == 10);
 }
