@@ -25,12 +25,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+struct Field;
+
+// `table` holds Fields, defined after Value: a std::vector may name a type
+// that is still incomplete (C++17, [vector.overview]). It held
+// std::pair<std::string, Value>, whose constructors make libstdc++ ask whether
+// Value is default-constructible while Value's own constructor is being
+// defined: GCC let it pass, clang-19 rejects it (and the fuzz build with it).
 struct Value {
   enum Kind { Str, Int, Bool, Table } kind = Str;
   std::string str;
   long long num = 0;
   bool flag = false;
-  std::vector<std::pair<std::string, Value>> table;
+  std::vector<Field> table;  // Table: the `k = v` of `{ }` in order; never nested
+};
+
+struct Field {
+  std::string key;
+  Value value;
 };
 
 struct Entry {
@@ -179,7 +191,7 @@ class TomlReader {
         Value inner;
         if (!value(inner, error)) return false;
         if (inner.kind == Value::Table) return fail("nested inline tables are not supported", error);
-        v.table.emplace_back(k, std::move(inner));
+        v.table.push_back(Field{k, std::move(inner)});
         skip_ws();
         if (pos_ < line_.size() && line_[pos_] == ',') {
           ++pos_;

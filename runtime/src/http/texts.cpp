@@ -76,15 +76,4 @@ WoText* trimmed_text_of(const char* p, size_t n) {
   return text_of(p, n);
 }
 
-bool equals_lower(const char* p, size_t n, const char* lower) {
-  size_t i = 0;
-  while (i < n && lower[i] != '\0' && ascii_lower(p[i]) == lower[i]) ++i;
-  return i == n && lower[i] == '\0';
-}
-
-void trim_ows(const char** p, size_t* n) {
-  while (*n > 0 && (**p == ' ' || **p == '\t')) ++*p, --*n;
-  while (*n > 0 && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t')) --*n;
-}
-
 }  // namespace wo::http
