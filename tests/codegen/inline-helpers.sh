@@ -49,6 +49,12 @@ if grep -Eq "(call|invoke) .*$helpers" "$tmp/o2.ll"; then
   bad "-O2 still calls a hot helper: $(grep -Eo "(call|invoke) [^(]*$helpers" "$tmp/o2.ll" | sort -u | tr '\n' ' ')"
 fi
 grep -Eq "^define .*$helpers" "$tmp/o2.ll" && bad "-O2 emits a copy of a runtime helper"
+# The inlined wo_alloc asks the runtime for a small-heap block: a call to
+# wo::small_alloc, compiled with the runtime's flags (under ASan it declines
+# and malloc serves). The bitcode is compiled without -fsanitize, so a small
+# heap fast path inlined from it would hide objects from ASan (decision
+# 0077; tests/asan/freed_driver.cpp checks the blocks themselves).
+grep -Eq '(call|invoke) .*@_ZN2wo11small_allocEm\(' "$tmp/o2.ll" || bad "-O2 does not allocate through wo::small_alloc"
 "$woc" check "$tmp/main.wo" -O0 --emit-llvm "$tmp/o0.ll" || bad "woc check -O0 failed"
 grep -Eq "(call|invoke) .*@wo_list_push\(" "$tmp/o0.ll" || bad "-O0 does not call wo_list_push (the test would prove nothing)"
 out=$("$woc" run "$tmp/main.wo") || bad "woc run failed"

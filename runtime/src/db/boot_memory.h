@@ -7,9 +7,10 @@
 //   instead of one per 4 KiB; smaller ones come from malloc.
 // - BootArena: the blobs of the rows boot loads, bump-allocated from one
 //   huge-page mapping instead of two mallocs per row. blob_free (row.h) does
-//   not free a blob inside it (boot_arena_owns): its bytes stay until the
-//   store closes, so a process that later replaces every loaded row holds
-//   at most the loaded blobs' size once more (decision 0066).
+//   not free a blob inside it (boot_arena_owns; under ASan it poisons it,
+//   decision 0077): its bytes stay until the store closes, so a process
+//   that later replaces every loaded row holds at most the loaded blobs'
+//   size once more (decision 0066).
 #pragma once
 #include <atomic>
 #include <cstddef>

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../asan_poison.h"
 #include "boot_memory.h"
 #include "codec.h"
 #include "schema.h"
@@ -34,9 +35,15 @@ inline constexpr uint64_t kMaxBlob = 0xFFFFFFFEu;
 
 inline const Blob* as_blob(uint64_t w) { return reinterpret_cast<const Blob*>(w); }
 uint64_t blob_word(const char* p, uint64_t n);     // traps OOM
-// A blob of the boot arena is not freed on its own (boot_memory.h).
+// A blob of the boot arena is not freed on its own (boot_memory.h); under
+// ASan its bytes are poisoned instead, so a read of it is reported as a
+// freed malloc blob's would be (decision 0077).
 inline void blob_free(uint64_t w) {
-  if (!boot_arena_owns(reinterpret_cast<const void*>(w))) std::free(reinterpret_cast<void*>(w));
+  if (!boot_arena_owns(reinterpret_cast<const void*>(w))) {
+    std::free(reinterpret_cast<void*>(w));
+    return;
+  }
+  if (kAsanBuild) asan_poison(as_blob(w), (sizeof(Blob) + as_blob(w)->len + 7) & ~uint64_t{7});  // as Cursor::alloc rounded it
 }
 
 Row* row_alloc(const ClassDef& c);                 // inbound 0, slots 0; traps OOM

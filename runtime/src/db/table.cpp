@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../asan_poison.h"
 #include "../heap.h"
 #include "../trap.h"
 
@@ -50,6 +51,7 @@ Row* Table::place(int64_t id, const Row* r) {
     pages_[p] = Page(static_cast<uint64_t*>(arena_.alloc()), FreePage{&arena_});
   }
   uint64_t* c = cell(id);
+  asan_unpoison(c + 1, (cell_words_ - 1) * sizeof(uint64_t));  // poisoned if its row was dropped
   std::memcpy(c + 1, r, (cell_words_ - 1) * sizeof(uint64_t));
   c[0] = 1;
   pages_[p].get()[0]++;
@@ -66,6 +68,11 @@ void Table::drop(int64_t id) {
   uint64_t i = static_cast<uint64_t>(id - 1);
   uint64_t* c = cell(id);
   std::memset(c, 0, cell_words_ * sizeof(uint64_t));
+  // Under ASan the row itself is poisoned until the slot is filled again:
+  // every reader checks the present flag first, so only a stale Row* reads
+  // it (decision 0077). The page, when this was its last row, goes back to
+  // the arena, which poisons it whole.
+  asan_poison(c + 1, (cell_words_ - 1) * sizeof(uint64_t));
   live_--;
   if (--pages_[i >> kPageBits].get()[0] == 0) pages_[i >> kPageBits].reset();
 }

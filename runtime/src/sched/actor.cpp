@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../asan_poison.h"
 #include "../heap.h"
 #include "../observe.h"
 #include "../trap.h"
@@ -124,30 +125,38 @@ void die(Actor* a, const Trap& t, CallWait* in_flight) {
 
 namespace {
 // Recycled call records: a call costs no malloc in the steady state. A record
-// freed on another shard joins that thread's list; it is plain memory.
+// freed on another shard joins that thread's list; it is plain memory. Under
+// ASan a listed record is poisoned, so a late read of a finished call's record
+// is reported as after a delete (decision 0077).
 struct FreeWaits {
   std::vector<CallWait*> list;
   ~FreeWaits() {
-    for (CallWait* w : list) delete w;
+    for (CallWait* w : list) {
+      wo::asan_unpoison(w, sizeof(CallWait));
+      delete w;
+    }
   }
 };
 thread_local FreeWaits t_free_waits;
+}  // namespace
 
 CallWait* new_wait() {
   if (t_free_waits.list.empty()) return new CallWait;
   CallWait* w = t_free_waits.list.back();
   t_free_waits.list.pop_back();
+  wo::asan_unpoison(w, sizeof(CallWait));
   w->~CallWait();
   return new (w) CallWait;
 }
 
 void free_wait(CallWait* w) {
-  if (t_free_waits.list.size() < 256)
+  if (t_free_waits.list.size() < 256) {
     t_free_waits.list.push_back(w);
-  else
+    wo::asan_poison(w, sizeof(CallWait));
+  } else {
     delete w;
+  }
 }
-}  // namespace
 
 // Hands an owned message (already counted in `pending`) to the actor's home
 // shard: directly when that is this shard, else as a deep copy.

@@ -31,6 +31,10 @@ struct alignas(64) Runtime {
 void register_actor(Actor* a);
 std::vector<Actor*> actors_of(Shard* s);
 void unref_wait(CallWait* w);
+// A call record from this thread's list of recycled ones (else new), and its
+// return to that list (poisoned there under ASan, decision 0077).
+CallWait* new_wait();
+void free_wait(CallWait* w);
 void shutdown();
 // From here on a thread outside the scheduler that fires an external wait
 // (external_wait.h) no longer posts to this scheduler's shards.
