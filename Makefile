@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg clean
+.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg clean
 
 all: build
 
@@ -63,6 +63,18 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	FUZZ_DIR=$(FUZZ_DIR) bash fuzz/run.sh
+
+# The ownership fuzzer (fuzz/ownership/README.md, issue 24): small programs that
+# borrow a part of a value and then destroy or change its owner, each refused
+# with WO-E30x or run JIT and native against the output its model predicts; for
+# FUZZ_TIME seconds (default 600) of random seeds. Every failure is written as a
+# ready-to-add corpus fixture under $(BUILD_DIR)/fuzz-ownership/failures/.
+# `make test` runs its fixed set (ctest fuzz.ownership). FUZZ_WOC=build-asan/bin/woc
+# fuzzes with the AddressSanitizer woc (after `make test-asan` has built it).
+FUZZ_WOC ?= $(BUILD_DIR)/bin/woc
+fuzz-ownership: build
+	nice -n 10 python3 fuzz/ownership/run.py --woc $(FUZZ_WOC) --time $${FUZZ_TIME:-600} \
+	  --out $(BUILD_DIR)/fuzz-ownership
 
 demo: build
 	$(BUILD_DIR)/bin/woc run examples/demo
