@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -204,8 +205,12 @@ class Emitter {
   static constexpr uint8_t kWritesLocals = 2;  // may give a local a new value (a statement body)
   uint8_t may_write(const ast::Expr& e);       // what evaluating `e` may write (memoised)
   uint8_t own_writes(const ast::Expr& e) const;
+  // [i]: what the operands after ops[i] may write
   std::vector<uint8_t> writes_after(const std::vector<const ast::Expr*>& ops);
-  static std::vector<const ast::Expr*> operands(const ast::Expr& call);  // a call's receiver (if any), then its arguments  // [i]: what operands after i may write
+  // A call's receiver (if any), then its arguments, in evaluation order.
+  static std::vector<const ast::Expr*> operands(const ast::Expr& call);
+  bool through_aliasable(const ast::Expr& e) const;  // read through what a traced object may own
+  void find_aliasable_classes();
   Val hold(Val v, const Type* t);              // a borrowed heap value kept alive to the end of the full expression
   Val keep(Val v, const ast::Expr& e, uint8_t later);      // hold `v` (the value of `e`) if `later` could free it
   Val keep_arg(Val v, const ast::Expr& e, uint8_t later, const ast::Expr& call);  // keep(), or hold when the call itself could free it
@@ -300,6 +305,7 @@ class Emitter {
   llvm::Function* release_fn_ = nullptr;
   llvm::StructType* site_type_ = nullptr;
   bool any_traced_ = false;  // the program has traced classes: any call may write a shared value
+  std::set<const ClassInfo*> aliasable_classes_;  // classes a traced object may own (find_aliasable_classes)
   std::map<const ast::Expr*, uint8_t> write_memo_;  // may_write's answers
   std::map<const ast::Expr*, llvm::Value*> guard_values_;  // values of the elements BORROW guards compare
 

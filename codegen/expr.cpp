@@ -480,22 +480,34 @@ Val Emitter::emit_call(const ast::Expr& e) {
   return Val{r};
 }
 
-// Two views of the same element, one of them `mut`, through run-time indices:
-// the aliasing guard (§15.3). `args` is the call's argument list with the
-// receiver first, as sema's positions count it.
+// Two views of the same element, one of them `mut`, through run-time indices,
+// a loop variable or a `let` bound to an element (§15.3): sema paired the
+// element expressions the call's operands went through; their values were
+// recorded as they were emitted (emit_expr). Nil (an absent map value) and
+// immortal objects (a bare variant of a payload union: one object for every
+// value) are never an element borrowed twice.
 void Emitter::emit_borrow_guards(const ast::Expr& e) {
   auto g = prog_.borrow_guards.find(&e);
   if (g == prog_.borrow_guards.end()) return;
   for (auto [a, b] : g->second) {
     auto va = guard_values_.find(a), vb = guard_values_.find(b);
-    if (va == guard_values_.end() || vb == guard_values_.end()) continue;  // not evaluated here (sema only pairs places the call evaluates)
-    llvm::Value* same = b_.CreateICmpEQ(va->second, vb->second);
+    // Sema pairs only places the call's operands evaluate, so both are here.
+    if (va == guard_values_.end() || vb == guard_values_.end()) continue;
+    llvm::Value* same = b_.CreateAnd(b_.CreateICmpEQ(va->second, vb->second), b_.CreateIsNotNull(va->second));
+    llvm::BasicBlock* same_bb = new_block("borrow.same");
     llvm::BasicBlock* trap_bb = new_block("borrow.conflict");
     llvm::BasicBlock* ok_bb = new_block("borrow.ok");
-    b_.CreateCondBr(same, trap_bb, ok_bb);
+    b_.CreateCondBr(same, same_bb, ok_bb);
+    b_.SetInsertPoint(same_bb);
+    llvm::Value* rc = b_.CreateLoad(i64_, va->second, "rc");  // the header's count: -1 for an immortal object
+    b_.CreateCondBr(b_.CreateICmpSGE(rc, b_.getInt64(0)), trap_bb, ok_bb);
     b_.SetInsertPoint(trap_bb);
     trap((int64_t)TrapCode::BORROW, e.span.begin.line, "the same element borrowed twice, at least once `mut`");
     b_.SetInsertPoint(ok_bb);
+  }
+  for (auto [a, b] : g->second) {  // each emission of the call records its own
+    guard_values_.erase(a);
+    guard_values_.erase(b);
   }
 }
 

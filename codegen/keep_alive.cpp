@@ -16,6 +16,8 @@
 // owner passed beside its Text part, a traced object aliased by another
 // argument): sema marks those arguments (ProgramInfo::keep_alive) and the
 // call sites hold them too.
+#include <functional>
+
 #include "codegen/emitter.h"
 
 namespace wo::codegen {
@@ -130,10 +132,10 @@ Val Emitter::keep(Val v, const ast::Expr& e, uint8_t later) {
   }
 }
 
-// Whether the place `e` is read through an object of a traced class: such an
-// object may be reached by any other name (language.md §15.6), so any call
-// that writes may be writing it.
-static bool through_traced(const ast::Expr& e) {
+// Whether the place `e` is read through an object that a traced object may
+// own (aliasable_classes_): a traced object may be reached by any other name
+// (language.md §15.6), so any call that writes may be replacing that part.
+bool Emitter::through_aliasable(const ast::Expr& e) const {
   for (const ast::Expr* p = &e;;) {
     if (p->kind == ast::ExprKind::Member || p->kind == ast::ExprKind::Index) {
       p = p->lhs.get();
@@ -144,13 +146,50 @@ static bool through_traced(const ast::Expr& e) {
       return false;
     }
     const Type* t = p->type ? p->type->base() : nullptr;
-    if (t && t->kind == TypeKind::Class && t->cls->traced) return true;
+    if (t && t->kind == TypeKind::Class && aliasable_classes_.count(t->cls)) return true;
+    if (t && (t->kind == TypeKind::List || t->kind == TypeKind::Map || t->kind == TypeKind::Union ||
+              t->kind == TypeKind::Interface) && any_traced_)
+      return true;  // a container or box a traced object may own
+  }
+}
+
+// Every class a traced object may own, directly or through fields, lists,
+// maps, payloads and interface values (the traced classes themselves too).
+void Emitter::find_aliasable_classes() {
+  std::vector<const ClassInfo*> work;
+  for (auto& c : prog_.classes)
+    if (c->traced) work.push_back(c.get());
+  std::function<void(const Type*)> reach = [&](const Type* t) {
+    if (!t) return;
+    t = t->base();
+    switch (t->kind) {
+      case TypeKind::Class:
+        if (!t->cls->is_table && aliasable_classes_.insert(t->cls).second) work.push_back(t->cls);
+        return;
+      case TypeKind::List: reach(t->elem); return;
+      case TypeKind::Map: reach(t->value); return;
+      case TypeKind::Union:
+        for (auto& v : t->uni->variants)
+          for (auto& f : v.payload) reach(f.type);
+        return;
+      case TypeKind::Interface:
+        for (auto& c : prog_.classes)
+          if (!c->is_table && sema::satisfies(*c, *t->iface, nullptr)) reach(c->type);
+        return;
+      default: return;
+    }
+  };
+  for (const ClassInfo* c : work) aliasable_classes_.insert(c);
+  while (!work.empty()) {
+    const ClassInfo* c = work.back();
+    work.pop_back();
+    for (auto& f : c->fields) reach(f.type);
   }
 }
 
 Val Emitter::keep_arg(Val v, const ast::Expr& e, uint8_t later, const ast::Expr& call) {
   if (prog_.keep_alive.count(&e)) later |= kWritesPlaces;
-  if (any_traced_ && through_traced(e)) later |= own_writes(call);
+  if (any_traced_ && through_aliasable(e)) later |= own_writes(call);
   return keep(v, e, later);
 }
 

@@ -20,6 +20,7 @@ Emitter::Emitter(const sema::ProgramInfo& prog, llvm::LLVMContext& ctx, const Op
   ptr_ = b_.getPtrTy();
   site_type_ = llvm::StructType::create(ctx_, {ptr_, i64_, ptr_, i64_}, "WoSite");
   for (auto& c : prog_.classes) any_traced_ |= c->traced;
+  if (any_traced_) find_aliasable_classes();
 }
 
 llvm::Type* Emitter::llvm_type(const Type* t) {

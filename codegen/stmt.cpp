@@ -126,6 +126,22 @@ void Emitter::store_place(const Place& p, const Val& value) {
   call(rt("wo_list_set"), {p.obj.v, p.key.v, to_slot(owned, t), site(target.span.begin.line)});
 }
 
+// Whether `e` reads the local `sym` anywhere (left spines as a loop).
+static bool mentions(const ast::Expr& e, const Symbol* sym) {
+  for (const ast::Expr* p = &e; p; p = p->lhs.get()) {
+    if (p->kind == ast::ExprKind::Name && p->sym == sym) return true;
+    if (p->rhs && mentions(*p->rhs, sym)) return true;
+    for (auto& a : p->args)
+      if (mentions(*a, sym)) return true;
+    for (auto& f : p->fields)
+      if (mentions(*f.value, sym)) return true;
+    for (auto& c : p->clauses)
+      if (c.expr && mentions(*c.expr, sym)) return true;
+    if (!p->arms.empty() || p->handler_block) return true;  // statement bodies: assume so
+  }
+  return false;
+}
+
 // `s = s .. a .. b` on a Text local: append to `s` in place when it is the
 // only owner (wo_text_append), so building text in a loop is linear.
 bool Emitter::emit_append_assign(const ast::Stmt& s) {
@@ -141,9 +157,10 @@ bool Emitter::emit_append_assign(const ast::Stmt& s) {
   }
   if (pieces.empty() || e->kind != ast::ExprKind::Name || e->sym != target.sym) return false;
   // A piece with a statement body may give `s` a new value before the append
-  // reads it; the general path reads `s` first, as written.
+  // reads it, and a piece that reads `s` itself would see it grown (or moved)
+  // by the appends before it: the general path reads `s` first, as written.
   for (const ast::Expr* piece : pieces)
-    if (may_write(*piece) & kWritesLocals) return false;
+    if ((may_write(*piece) & kWritesLocals) || mentions(*piece, target.sym)) return false;
   push_temps();
   std::reverse(pieces.begin(), pieces.end());
   std::vector<uint8_t> later = writes_after(pieces);

@@ -49,12 +49,12 @@ bool Checker::message_type_ok(const Type* m) {
 // shard), and a shared graph cannot. An interface value may hold any class
 // of the program that satisfies it, so it crosses iff each of those may
 // (docs/decisions/0032); `seen` guards cycles through interfaces and classes.
-void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
+void Checker::check_crossing(const Type* t, Loc loc, const std::string& what, bool copy) {
   if (!traced_) {
     traced_ = std::make_unique<TracedClasses>(infer_traced(info_));
     for (auto& [c, path] : traced_->why) path = "it can reach itself: " + path;
   }
-  crossings_.push_back({t, loc, what});
+  crossings_.push_back({t, loc, what, copy});
   std::set<const void*> seen;
   std::string found;  // the first traced class, with the field (and interface) that leads to it
   // `via`: the first field on the way; `iface`: set when the class was reached
@@ -103,7 +103,7 @@ void Checker::check_crossing(const Type* t, Loc loc, const std::string& what) {
 // Demand promotion (§15.6) makes more classes traced once the ownership
 // pass has run: every value that crossed an actor boundary is checked again
 // against those classes alone (the others were checked when it was seen).
-void Checker::check_crossings_again(std::map<const ClassInfo*, std::string> promoted) {
+void Checker::check_crossings_again(const std::map<const ClassInfo*, std::string>& promoted) {
   if (promoted.empty()) return;
   auto again = std::make_unique<TracedClasses>();
   for (auto& [c, why] : promoted) {
@@ -112,7 +112,9 @@ void Checker::check_crossings_again(std::map<const ClassInfo*, std::string> prom
   }
   traced_ = std::move(again);
   std::vector<Crossing> seen = std::move(crossings_);
-  for (auto& [t, loc, what] : seen) check_crossing(t, loc, what);
+  // deep_copy copies what a promoted class shares (it has no cycle to trip on).
+  for (auto& c : seen)
+    if (!c.copy) check_crossing(c.type, c.loc, c.what);
 }
 
 // `spawn C { fields }`: the state is built as a constructor literal (the

@@ -754,7 +754,8 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
         check_flow(c0->value, args[i], at(e.args[i]->span), "value of `" + shown + "`", Flow::Element);
       if (c == 'a' && !json_encodable(args[i]))
         error(DiagCode::E403, at(e.args[i]->span), "a value of type " + type_name(args[i]) + " cannot be encoded as JSON");
-      if (c == 'c') check_crossing(args[i], at(e.args[i]->span), "the argument of `" + shown + "` (" + type_name(args[i]) + ")");
+      if (c == 'c')
+        check_crossing(args[i], at(e.args[i]->span), "the argument of `" + shown + "` (" + type_name(args[i]) + ")", true);
     }
     if ((b.flags & MUTATES) && !e.args.empty()) refuse_row_copy_change(*e.args[0], "`" + shown + "`");
     auto sym = std::make_unique<Symbol>(Symbol{SymKind::Builtin, shown});

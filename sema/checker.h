@@ -89,12 +89,13 @@ class Checker {
   const Type* check_spawn(ast::Expr& e);
   const Type* check_actor_call(ast::Expr& e, const std::string& shown, size_t builtin);
   const Type* reply_type(const Type* msg, ast::Expr& call);  // WO-E226
-  void check_crossing(const Type* t, Loc loc, const std::string& what);  // WO-E222
-  void check_crossings_again(std::map<const ClassInfo*, std::string> promoted);  // after demand promotion
+  void check_crossing(const Type* t, Loc loc, const std::string& what, bool copy = false);  // WO-E222 (copy: deep_copy's argument)
+  void check_crossings_again(const std::map<const ClassInfo*, std::string>& promoted);  // after demand promotion
   struct Crossing {
     const Type* type;
     Loc loc;
     std::string what;
+    bool copy;  // deep_copy's argument, not a value crossing actors
   };
   std::vector<Crossing> crossings_;  // every value check_crossing saw
   static FnInfo* actor_receive(const ClassInfo& cls);  // `fn receive(msg: M)` with one parameter, or null

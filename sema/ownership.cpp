@@ -154,7 +154,8 @@ class OwnershipPass {
     borrow_keys_.erase(s);
     alias_keys_.erase(s);
     element_aliases_.erase(s);
-    alias_roots_.erase(s);
+    // alias_roots_ stays: a local bound to a borrow and then given a new value
+    // on some path may still hold the borrow (the analysis is not per path).
     if (loops_.empty())
       fresh_.erase(s);
     else
@@ -197,11 +198,7 @@ class OwnershipPass {
   // The parameter or `self` a borrow-bound local (`let r = p.part`, `for it
   // in p.items`) borrows from, or the local's own symbol.
   const Symbol* underlying(const Symbol* s) const {
-    for (int guard = 0; guard < 64; ++guard) {
-      auto it = alias_roots_.find(s);
-      if (it == alias_roots_.end()) return s;
-      s = it->second;
-    }
+    for (auto it = alias_roots_.find(s); it != alias_roots_.end(); it = alias_roots_.find(s)) s = it->second;
     return s;
   }
   // A place (or a borrow-bound local) whose value is borrowed from a caller:
@@ -281,8 +278,15 @@ class OwnershipPass {
         for (auto& a : e.args) consume(*a);
         return;
       case K::Ctor:
-        for (auto& f : e.fields) consume(*f.value, in_spawn_ ? Into::Actor : Into::Store);
+      {
+        // A spawn's own fields go to the actor; constructors inside them stay here.
+        Into into = in_spawn_ ? Into::Actor : Into::Store;
+        bool was = in_spawn_;
+        in_spawn_ = false;
+        for (auto& f : e.fields) consume(*f.value, into);
+        in_spawn_ = was;
         return;
+      }
       case K::Spawn: {
         // The state's fields move to another actor: no demand promotion.
         bool was = in_spawn_;
@@ -360,6 +364,20 @@ class OwnershipPass {
       if (binds && subject_root && subject_root->sym)
         borrows_.push_back({subject_root->sym, at(e.lhs->span), depth_, "by the `switch` arm that binds its payload"});
       for (auto& s : arm.body) stmt(*s);
+      // The arm's value is a payload of a subject borrowed from the caller:
+      // the caller's value keeps it too (demand promotion of a class, §15.6).
+      if (binds && !arm.body.empty() && arm.body.back()->kind == ast::StmtKind::Expr && borrowed_from_caller(*e.lhs)) {
+        const ast::Expr& v = *arm.body.back()->expr;
+        if (v.kind == ast::ExprKind::Name && v.sym && v.sym->kind == SymKind::Local && owned(v.type)) {
+          if (promotable(v.type))
+            demand(v.type, v, "a payload of a borrowed value is the value of a `switch`");
+          else
+            report(DiagCode::E304, at(v.span),
+                   "`" + v.text + "` is a payload of borrowed `" + underlying(root_of(*e.lhs)->sym)->name +
+                       "`, so it cannot be the value of the `switch`",
+                   Loc{}, "");
+        }
+      }
       end_block();
       if (!dead_) join(out, flow());
     }
@@ -497,7 +515,7 @@ class OwnershipPass {
   struct Access {
     const ast::Expr* e;
     ast::ParamConv conv;
-    size_t pos;  // in the argument list as codegen passes it (receiver first)
+    size_t pos;  // in the argument list, the receiver first
     bool receiver;
   };
 
@@ -832,7 +850,11 @@ class OwnershipPass {
           // cannot outlive its owner: E304. A part of a local is the last
           // owner's (the local dies here).
           const ast::Expr& r = *s.expr;
-          if (r.kind == ast::ExprKind::Name) {
+          if (r.kind == ast::ExprKind::Name && alias_roots_.count(r.sym) && !is_borrowed_param(underlying(r.sym))) {
+            // A borrow of a part of a local (`let j = b.job; return j`): the
+            // local dies at the return, so the value has one owner again.
+            read_name(r);
+          } else if (r.kind == ast::ExprKind::Name) {
             consume(r);
           } else if (is_part(r) && owned(r.type) && borrowed_from_caller(r)) {
             expr(r);

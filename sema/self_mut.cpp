@@ -35,7 +35,9 @@ class PlaceWrites {
   std::vector<std::pair<std::pair<const InterfaceInfo*, int>, Loc>> iface_calls;
 
   void block(const ast::Block& b) {
+    ++depth_;
     for (auto& s : b.stmts) stmt(*s);
+    --depth_;
   }
 
  private:
@@ -76,6 +78,9 @@ class PlaceWrites {
         expr(*s.target);
         // A place under the root, not a bare local being rebound.
         if (s.target->kind != ast::ExprKind::Name && under(*s.target)) wrote(s.target->span.begin, "assigned here");
+        // Rebinding the root (or a borrow of it) to another value on every
+        // path — at the top of the body — makes later writes go to that value.
+        if (s.target->kind == ast::ExprKind::Name && depth_ == 1 && !under(*s.expr)) under_.erase(s.target->sym);
         return;
       case K::For:
         expr(*s.expr);
@@ -102,7 +107,10 @@ class PlaceWrites {
       switch (s->kind) {
         case SymKind::Fn:
         case SymKind::Method:
-        case SymKind::StaticFn: return s->fn && i < s->fn->params.size() && s->fn->params[i]->conv == ast::ParamConv::Mut;
+        case SymKind::StaticFn:
+          // An actor's `receive` that writes its message, called directly, writes the argument.
+          return s->fn && i < s->fn->params.size() &&
+                 (s->fn->params[i]->conv == ast::ParamConv::Mut || s->fn->writes_message);
         case SymKind::IfaceMethod: {
           const ast::FnSig* sig = s->iface->methods[s->method_index].sig;
           return sig && i < sig->params.size() && sig->params[i].conv == ast::ParamConv::Mut;
@@ -146,6 +154,7 @@ class PlaceWrites {
   }
 
   std::set<const Symbol*> under_;  // the root, and the borrows bound from places under it
+  int depth_ = 0;                   // blocks open: 1 is the function body itself
 };
 
 // Whether a value of type `t` has parts a callee could write.
@@ -155,7 +164,8 @@ bool writable(const Type* t) {
     case TypeKind::List:
     case TypeKind::Map:
     case TypeKind::Interface: return true;
-    case TypeKind::Class: return !t->cls->is_table && !t->cls->traced && !t->cls->predeclared;
+    case TypeKind::Class: return !t->cls->is_table && !t->cls->traced;  // records like Error too
+    case TypeKind::Union: return t->uni->has_payload;                  // through a `switch` payload binding
     default: return false;
   }
 }
@@ -201,29 +211,47 @@ void infer_mutating_methods(ProgramInfo& info) {
 }
 
 void check_shared_writes(ProgramInfo& info, Diagnostics& diags) {
+  // The first write through shared parameter `p` of `fn` (line 0: none), and how.
+  auto first_write = [&](FnInfo& fn, const Symbol* p, std::string& how) -> Loc {
+    PlaceWrites w(p);
+    w.block(*fn.decl->body);
+    Loc at = w.first_write;
+    how = w.what;
+    for (auto& [c, where] : w.calls)
+      if (c->mutates_self && (!at.line || where.offset < at.offset)) {
+        at = where;
+        how = "`" + c->name + "` writes through its receiver";
+      }
+    for (auto& [im, where] : w.iface_calls)
+      if (iface_method_mutates(info, im.first, im.second) && (!at.line || where.offset < at.offset)) {
+        at = where;
+        how = "`" + im.first->methods[im.second].name + "` writes through its receiver in some implementation";
+      }
+    return at;
+  };
+  auto is_receive = [](const FnInfo& fn) {
+    return fn.self && !fn.is_static && fn.name == "receive" && fn.params.size() == 1 && fn.decl && fn.decl->body;
+  };
+  // Actors' `receive` methods that write their message, to a fixed point
+  // (one may pass its message to another's `receive`).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& cls : info.classes)
+      for (auto& m : cls->methods) {
+        if (!is_receive(*m) || m->writes_message || m->params[0]->conv != ast::ParamConv::Borrow ||
+            !writable(m->params[0]->type))
+          continue;
+        std::string how;
+        if (first_write(*m, m->params[0], how).line) m->writes_message = changed = true;
+      }
+  }
   auto check = [&](FnInfo& fn) {
-    if (!fn.decl || !fn.decl->body) return;
+    if (!fn.decl || !fn.decl->body || is_receive(fn)) return;
     for (const Symbol* p : fn.params) {
       if (p->conv != ast::ParamConv::Borrow || !writable(p->type)) continue;
-      PlaceWrites w(p);
-      w.block(*fn.decl->body);
-      Loc at = w.first_write;
-      std::string how = w.what;
-      for (auto& [c, where] : w.calls)
-        if (c->mutates_self && (!at.line || where.offset < at.offset)) {
-          at = where;
-          how = "`" + c->name + "` writes through its receiver";
-        }
-      for (auto& [im, where] : w.iface_calls)
-        if (iface_method_mutates(info, im.first, im.second) && (!at.line || where.offset < at.offset)) {
-          at = where;
-          how = "`" + im.first->methods[im.second].name + "` writes through its receiver in some implementation";
-        }
+      std::string how;
+      Loc at = first_write(fn, p, how);
       if (!at.line) continue;
-      if (fn.self && !fn.is_static && fn.name == "receive" && fn.params.size() == 1) {
-        fn.writes_message = true;  // an actor's message is its own
-        continue;
-      }
       auto& d = diags.error(DiagCode::E303, at,
                             "`" + p->name + "` is a shared borrow and cannot be modified (" + how +
                                 "); declare the parameter `mut " + p->name + "`");
