@@ -58,6 +58,8 @@ llvm::Function* Emitter::receive_trampoline(const ClassInfo* cls, const FnInfo* 
   const Type* rt_ = recv->ret;
   llvm::Value* word = b.getInt64(0);
   if (rt_->kind == TypeKind::Void) {
+  } else if (rt_->kind == TypeKind::Actor) {
+    word = b.CreatePtrToInt(r, i64_);  // an owned handle: the runtime passes it on (reply_address)
   } else if (rt_->is_heap()) {
     b.CreateCall(release_fn_, {r});
   } else if (r->getType() == f64_) {
@@ -76,11 +78,12 @@ llvm::Constant* Emitter::actor_type(const ClassInfo* cls) {
   auto it = actor_types_.find(cls);
   if (it != actor_types_.end()) return it->second;
   const FnInfo* recv = cls->method("receive");
-  auto* ty = llvm::StructType::get(ctx_, {ptr_, ptr_, ptr_, ptr_});
+  auto* ty = llvm::StructType::get(ctx_, {ptr_, ptr_, ptr_, ptr_, i64_});
   auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "actor." + cls->name);
   actor_types_[cls] = gv;
   gv->setInitializer(llvm::ConstantStruct::get(
-      ty, {c_string(cls->name), receive_trampoline(cls, recv), type_desc(cls->type), type_desc(recv->params[0]->type)}));
+      ty, {c_string(cls->name), receive_trampoline(cls, recv), type_desc(cls->type), type_desc(recv->params[0]->type),
+           b_.getInt64(recv->ret->kind == TypeKind::Actor ? 1 : 0)}));
   return gv;
 }
 
@@ -92,7 +95,8 @@ Val Emitter::emit_spawn(const ast::Expr& e) {
   Val state = emit_ctor(*e.lhs);
   llvm::Constant* type = actor_type(cls);
   llvm::Value* s = take_owned(state, cls->type);
-  return Val{call(rt("wo_spawn"), {s, type, site(e.span.begin.line)}, "actor")};
+  llvm::Value* addr = call(rt("wo_spawn"), {s, type, site(e.span.begin.line)}, "actor");
+  return own_temp(b_.CreateIntToPtr(addr, ptr_));  // an owned handle
 }
 
 // send / call / call_dl / monitor / time.after (builtins.def codes n, R, m, r). Every
@@ -138,6 +142,10 @@ Val Emitter::emit_actor_call(const ast::Expr& e) {
     if (sig.params[i] == 'm') nil_trap(vals[i], e.args[i]->type, "nil message");
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
+    if (sig.params[i] == 'R') {
+      args.push_back(b_.CreatePtrToInt(vals[i].v, i64_));  // the handle, borrowed for the call
+      continue;
+    }
     if (sig.params[i] != 'm') {
       args.push_back(vals[i].v);
       continue;
@@ -149,6 +157,7 @@ Val Emitter::emit_actor_call(const ast::Expr& e) {
   args.push_back(site(line));
   llvm::Value* r = call(builtin_fn(sig), args);
   if (sig.result != "r") return Val{};
+  if (e.type->is_heap()) return own_temp(from_slot(r, e.type));  // an address reply: an owned handle
   return Val{from_slot(r, e.type)};
 }
 
@@ -175,6 +184,7 @@ Val Emitter::emit_call_dl(const ast::Expr& e, std::vector<llvm::Value*>& args) {
   llvm::PHINode* r = b_.CreatePHI(llvm_type(e.type), 2, "call_dl");
   r->addIncoming(nil_of(e.type), from_bb);
   r->addIncoming(v, hit_end);
+  if (e.type->is_heap()) return own_temp(r);  // an address reply: an owned handle (or nil)
   return Val{r};
 }
 

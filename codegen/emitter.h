@@ -265,6 +265,7 @@ class Emitter {
   llvm::Value* to_slot(llvm::Value* v, const Type* t);
   llvm::Value* from_slot(llvm::Value* v, const Type* t);
   llvm::Value* values_equal(llvm::Value* a, llvm::Value* b, const Type* t);
+  llvm::Value* actors_same(llvm::Value* a, llvm::Value* b);
   // Emits a statement list whose last expression statement is the value (switch arms, catch blocks).
   void emit_valued_stmts(const std::vector<ast::StmtPtr>& stmts, llvm::AllocaInst* result, const Type* t);
 

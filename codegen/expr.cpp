@@ -356,6 +356,8 @@ Val Emitter::emit_binary(const ast::Expr& e) {
         phi->addIncoming(both_nil, from);
         phi->addIncoming(tags, cmp_end);
         eq = phi;
+      } else if (base->kind == TypeKind::Actor) {
+        eq = actors_same(a, c);
       } else if (base->is_heap()) {
         eq = b_.CreateICmpEQ(a, c);  // identity; other heap kinds are rejected by sema
       } else {
@@ -372,7 +374,14 @@ Val Emitter::emit_binary(const ast::Expr& e) {
 llvm::Value* Emitter::values_equal(llvm::Value* a, llvm::Value* b, const Type* t) {
   if (t->kind == TypeKind::Text) return call(rt("wo_text_eq"), {a, b});
   if (t->kind == TypeKind::Float) return b_.CreateFCmpOEQ(a, b);
+  if (t->kind == TypeKind::Actor) return actors_same(a, b);
   return b_.CreateICmpEQ(a, b);
+}
+
+// Two handles may name one actor (a copy that crossed shards): addresses
+// compare by the actor they name.
+llvm::Value* Emitter::actors_same(llvm::Value* a, llvm::Value* b) {
+  return call(rt("wo_actor_same"), {b_.CreatePtrToInt(a, i64_), b_.CreatePtrToInt(b, i64_)});
 }
 
 Val Emitter::binary_values(int64_t line, BinaryOp op, Val lv, Val rv, const Type* lt) {

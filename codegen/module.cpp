@@ -27,8 +27,8 @@ llvm::Type* Emitter::llvm_type(const Type* t) {
   switch (t->kind) {
     case TypeKind::Int:
     case TypeKind::Timestamp:
-    case TypeKind::Id:
-    case TypeKind::Actor: return i64_;  // an address: a word (wo_actor.h)
+    case TypeKind::Id: return i64_;
+    case TypeKind::Actor: return ptr_;  // an address: a counted handle (wo_actor.h, decision 0079)
     case TypeKind::Float: return f64_;
     case TypeKind::Bool: return i1_;
     case TypeKind::Void: return b_.getVoidTy();
@@ -141,7 +141,7 @@ bool runtime_nounwind(const std::string& n) {
                                 "wo_last_index_of", "wo_float_cmp", "wo_float_of_int", "wo_now",
                                 "wo_print", "wo_print_err", "wo_print_int", "wo_time_ticks", "wo_env_stopping",
                                 "wo_map_len", "wo_map_has", "wo_map_get_opt", "wo_map_iter", "wo_bytes_len",
-                                "wo_bytes_eq", "wo_gc_forget", "wo_gc_register", "wo_tx_abort"};
+                                "wo_bytes_eq", "wo_gc_forget", "wo_gc_register", "wo_tx_abort", "wo_actor_same"};
   for (auto* x : names)
     if (n == x) return true;
   return false;
@@ -204,6 +204,7 @@ void Emitter::declare_runtime() {
   // Actors (runtime/include/wo_actor.h); send/call/monitor/time.after come
   // from builtins.def below.
   decl("wo_spawn", i64_, {ptr_, ptr_, ptr_});
+  decl("wo_actor_same", i1_, {i64_, i64_});
   decl("wo_yield", b_.getVoidTy(), {});
   decl("wo_sched_shutdown", b_.getVoidTy(), {});
   for (auto& bi : sema::builtin_table()) {

@@ -89,7 +89,8 @@ bool Type::is_heap() const {
     case TypeKind::JsonValue:
     case TypeKind::List:
     case TypeKind::Map:
-    case TypeKind::Interface: return true;
+    case TypeKind::Interface:
+    case TypeKind::Actor: return true;  // a counted handle, copied like Text (decision 0079)
     case TypeKind::Class: return !cls->is_table;  // a table row is a copyable id
     case TypeKind::Union: return uni->has_payload;
     case TypeKind::Nullable: return elem->is_heap();

@@ -5,8 +5,12 @@
 // docs/decisions/0018-actors-and-fibers.md.
 //
 // Values cross as 64-bit words as in wo_runtime.h. An actor address is a
-// word that is never 0 and never WO_NIL_SCALAR (the nil of `?actor M`);
-// addresses are copyable, compare by identity and stay valid forever.
+// heap value: a pointer to a counted handle (a WoHeader object) naming the
+// actor, NULL for the nil of `?actor M` (docs/decisions/0079). Copies retain
+// the handle, drops release it, and an actor nothing names any more is
+// destroyed once it is idle. Two addresses are the same actor when
+// wo_actor_same says so (two handles may name one actor). The functions
+// below borrow the address they are given; wo_spawn returns an owned one.
 //
 // Messages (and the state of a spawned actor) are described by a WoTypeDesc
 // of their static type: the runtime needs it to deep-copy a value that
@@ -53,7 +57,13 @@ typedef struct WoActorType {
   uint64_t (*receive)(void* state, uint64_t msg);
   const WoTypeDesc* state;                          // WO_TY_CLASS of the class
   const WoTypeDesc* msg;                            // the message type M
+  // 1 when receive returns an address: the reply word is then an owned
+  // handle (released by the runtime when nobody reads it), else 0.
+  int64_t reply_address;
 } WoActorType;
+
+// `a == b` on addresses (either may be NULL, the nil of `?actor M`).
+bool wo_actor_same(int64_t a, int64_t b);
 
 // `deep_copy(x)` (docs/decisions/0032): a copy of `value` (a heap value of
 // type `type`, or NULL for nil) that shares nothing mutable with it, made by

@@ -171,7 +171,7 @@ enum {
   WO_TY_NULLABLE = 8,            // `elem` = the non-nullable inner type
   WO_TY_JSON_VALUE = 9,
   WO_TY_UNION = 10,              // a payload union (a pointer): `variants[tag]` lays out each variant
-  WO_TY_ACTOR = 11,              // an actor address: a 64-bit word, copied as is
+  WO_TY_ACTOR = 11,              // an actor address: a pointer to a counted handle (wo_actor.h), NULL = nil
   // An interface value: a pointer to a box { WoHeader, obj, vtable } (NULL =
   // nil). Slot 0 of every vtable is the WoClassDesc of the boxed object's
   // dynamic class, so the box can be deep-copied without its static type

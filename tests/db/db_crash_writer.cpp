@@ -139,7 +139,7 @@ uint64_t fiber_writer(void*, uint64_t msg) {
   writer(g_run, static_cast<int>(msg), g_seed);
   return 0;
 }
-const WoActorType kWriterActor{"Writer", fiber_writer, &kStateDesc, &kIntDesc};
+const WoActorType kWriterActor{"Writer", fiber_writer, &kStateDesc, &kIntDesc, 0};
 
 // r<actors>: writer i does one step per message (its Writer and the line it
 // acknowledges live in slot i); client i calls it for good and prints that
@@ -156,7 +156,7 @@ uint64_t reply_writer(void*, uint64_t msg) {
   s.line = s.w->step();
   return 1;
 }
-const WoActorType kReplyWriter{"ReplyWriter", reply_writer, &kStateDesc, &kIntDesc};
+const WoActorType kReplyWriter{"ReplyWriter", reply_writer, &kStateDesc, &kIntDesc, 0};
 uint64_t client(void*, uint64_t msg) {
   Slot& s = g_slots[msg];
   for (;;) {
@@ -164,7 +164,7 @@ uint64_t client(void*, uint64_t msg) {
     ack(s.line);  // the call's reply orders the writer's step before this read
   }
 }
-const WoActorType kClient{"Client", client, &kStateDesc, &kIntDesc};
+const WoActorType kClient{"Client", client, &kStateDesc, &kIntDesc, 0};
 
 int write_replying(int run, uint64_t seed, int actors) {
   g_slots.resize(static_cast<size_t>(actors));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../runtime/src/sched/sched.h"
 #include "../../runtime/src/trap.h"
 #include "support.h"
 #include "wo_actor.h"
@@ -32,6 +33,7 @@ const WoTypeDesc kText{WO_TY_TEXT, nullptr, nullptr, nullptr, 0, nullptr};
 const WoFieldDesc kMsgFields[] = {{"n", &kInt, offsetof(Msg, n)}, {"text", &kText, offsetof(Msg, text)}};
 const WoClassDesc kMsgClass{"Msg", sizeof(Msg), msg_destroy, 2, kMsgFields};
 const WoTypeDesc kMsg{WO_TY_CLASS, nullptr, nullptr, &kMsgClass, 0, nullptr};
+const WoTypeDesc kActorAddr{WO_TY_ACTOR, nullptr, nullptr, nullptr, 0, nullptr};
 
 uint64_t make_msg(int64_t n, const char* text = "") {
   auto* m = static_cast<Msg*>(wo_alloc(sizeof(Msg), msg_destroy));
@@ -73,7 +75,7 @@ uint64_t counter_receive(void* state, uint64_t word) {
   g_log.push_back(std::to_string(m->n) + ":" + std::string(m->text->bytes, static_cast<size_t>(m->text->len)));
   return static_cast<uint64_t>(c->total);
 }
-const WoActorType kCounterActor{"Counter", counter_receive, &kCounter, &kMsg};
+const WoActorType kCounterActor{"Counter", counter_receive, &kCounter, &kMsg, 0};
 
 // Shard-safe: only its own state.
 uint64_t sum_receive(void* state, uint64_t word) {
@@ -82,7 +84,7 @@ uint64_t sum_receive(void* state, uint64_t word) {
   c->total += m->n + m->text->len;
   return static_cast<uint64_t>(c->total);
 }
-const WoActorType kSumActor{"Sum", sum_receive, &kCounter, &kMsg};
+const WoActorType kSumActor{"Sum", sum_receive, &kCounter, &kMsg, 0};
 
 struct Env {
   Env(const char* shards, const char* mailbox = nullptr) {
@@ -202,7 +204,7 @@ TEST_CASE("actors: nil address and nil message trap BOUNDS with the operation's 
   Env env("1");
   int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
   {
-    wo::Trap t = wotest::trapped([&] { wo_send(WO_NIL_SCALAR, make_msg(1), &kMsg, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_send(0, make_msg(1), &kMsg, &kSite); });
     CHECK(t.code == 6);
     CHECK(t.msg == "send: nil actor address");
   }
@@ -258,7 +260,7 @@ uint64_t echo_receive(void* state, uint64_t word) {
   c->total += 1;
   return static_cast<uint64_t>(m->n);
 }
-const WoActorType kEchoActor{"Echo", echo_receive, &kCounter, &kMsg};
+const WoActorType kEchoActor{"Echo", echo_receive, &kCounter, &kMsg, 0};
 }  // namespace
 
 TEST_CASE("call_dl: a reply in time; past the deadline false, the message is still handled, its reply dropped") {
@@ -313,7 +315,83 @@ TEST_CASE("call_dl: a dead callee traps as call does; nil address names call_dl"
     CHECK(t.msg == "actor died during call");
   }
   {
-    wo::Trap t = wotest::trapped([&] { wo_call_dl(WO_NIL_SCALAR, make_msg(1), &kMsg, 1000, &reply, &kSite); });
+    wo::Trap t = wotest::trapped([&] { wo_call_dl(0, make_msg(1), &kMsg, 1000, &reply, &kSite); });
     CHECK(t.msg == "call_dl: nil actor address");
   }
+}
+
+// ---- collection of actors nothing names (docs/decisions/0079) ----------------
+namespace {
+int g_states_freed = 0;  // single-shard tests only
+void counted_destroy(void*) { ++g_states_freed; }
+void* make_counted_counter() { return wo_alloc(sizeof(Counter), counted_destroy); }
+}  // namespace
+
+TEST_CASE("collect: an actor whose last address is released while idle is destroyed at once") {
+  Env env("1");
+  g_states_freed = 0;
+  int64_t a = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  CHECK(wo_call(a, make_msg(2, "x"), &kMsg, &kSite) == 2);
+  int64_t copy = a;
+  wo_retain(reinterpret_cast<void*>(copy));  // a second holder of the same handle
+  wo_release(reinterpret_cast<void*>(a));
+  CHECK(g_states_freed == 0);
+  wo_release(reinterpret_cast<void*>(copy));
+  CHECK(g_states_freed == 1);
+}
+
+TEST_CASE("collect: mail sent before the last address went is delivered, in order, before the state goes") {
+  Env env("1");
+  g_states_freed = 0;
+  int64_t a = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  wo_send(a, make_msg(1, "a"), &kMsg, &kSite);
+  wo_send(a, make_msg(2, "b"), &kMsg, &kSite);
+  wo_release(reinterpret_cast<void*>(a));
+  CHECK(g_states_freed == 0);  // queued mail keeps it
+  yield_main();
+  CHECK(g_log == std::vector<std::string>{"1:a", "2:b"});
+  CHECK(g_states_freed == 1);
+}
+
+TEST_CASE("collect: a handle copied across shards counts; the actor goes only when both are gone") {
+  Env env("1");
+  g_states_freed = 0;
+  int64_t a = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  auto* other = static_cast<int64_t*>(wo_deep_copy(reinterpret_cast<void*>(a), &kActorAddr));
+  CHECK(other != reinterpret_cast<int64_t*>(a));                    // a handle of its own ...
+  CHECK(wo_actor_same(a, reinterpret_cast<int64_t>(other)));        // ... naming the same actor
+  wo_release(reinterpret_cast<void*>(a));
+  CHECK(g_states_freed == 0);
+  CHECK(wo_call(reinterpret_cast<int64_t>(other), make_msg(3, "c"), &kMsg, &kSite) == 3);
+  wo_release(other);
+  CHECK(g_states_freed == 1);
+}
+
+TEST_CASE("collect: a pending time.after names its target until it fires") {
+  Env env("1");
+  g_states_freed = 0;
+  int64_t a = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  wo_time_after(5, a, make_msg(7, "t"), &kMsg, &kSite);
+  wo_release(reinterpret_cast<void*>(a));
+  CHECK(g_states_freed == 0);
+  for (int i = 0; i < 200 && g_states_freed == 0; ++i) wo_time_sleep(1, &kSite);
+  CHECK(g_log == std::vector<std::string>{"7:t"});
+  CHECK(g_states_freed == 1);
+}
+
+TEST_CASE("collect: a shell is reused by the next spawn; a stale Collect for its old life does nothing") {
+  Env env("1");
+  g_states_freed = 0;
+  int64_t a = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  wo::sched::Actor* shell = wo::sched::ref_actor(a);
+  uint64_t life = shell->life.load();
+  wo_release(reinterpret_cast<void*>(a));
+  CHECK(g_states_freed == 1);
+  int64_t b = wo_spawn(make_counted_counter(), &kCounterActor, &kSite);
+  CHECK(wo::sched::ref_actor(b) == shell);
+  wo::sched::collect_item(shell, life);  // as if posted before the reuse
+  CHECK(g_states_freed == 1);
+  CHECK(wo_call(b, make_msg(4, "d"), &kMsg, &kSite) == 4);
+  wo_release(reinterpret_cast<void*>(b));
+  CHECK(g_states_freed == 2);
 }

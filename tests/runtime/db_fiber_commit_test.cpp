@@ -67,10 +67,10 @@ uint64_t committer(void*, uint64_t word) {
   }
   return 1;
 }
-const WoActorType kCommitter{"Committer", committer, &kState, &kInt};
+const WoActorType kCommitter{"Committer", committer, &kState, &kInt, 0};
 
 uint64_t ticker(void*, uint64_t) { return static_cast<uint64_t>(++g_ticks); }
-const WoActorType kTicker{"Ticker", ticker, &kState, &kInt};
+const WoActorType kTicker{"Ticker", ticker, &kState, &kInt, 0};
 
 wo::db::GroupCommit& gc() { return *wo::db::Engine::instance()->group_commit(); }
 

@@ -54,7 +54,7 @@ uint64_t recorder(void*, uint64_t w) {
   if (m >= 0) g_log.push_back(m);
   return g_log.size();
 }
-const WoActorType kRecorder{"Recorder", recorder, &kState, &kInt};
+const WoActorType kRecorder{"Recorder", recorder, &kState, &kInt, 0};
 
 // Committer: m > 0 inserts row m, then sends the Recorder m*10+1 and m*10+2
 // and replies m; m == -1 sends the Recorder 99 without committing; m == -2
@@ -81,7 +81,7 @@ uint64_t committer(void*, uint64_t w) {
   }
   return 0;
 }
-const WoActorType kCommitter{"Committer", committer, &kState, &kInt};
+const WoActorType kCommitter{"Committer", committer, &kState, &kInt, 0};
 
 // Caller: calls the Committer with its message; records the reply, or the
 // callee's death.
@@ -95,20 +95,20 @@ uint64_t caller(void*, uint64_t w) {
   }
   return 0;
 }
-const WoActorType kCaller{"Caller", caller, &kState, &kInt};
+const WoActorType kCaller{"Caller", caller, &kState, &kInt, 0};
 
 uint64_t echo(void*, uint64_t w) {
   g_called++;
   return w;
 }
-const WoActorType kEcho{"Echo", echo, &kState, &kInt};
+const WoActorType kEcho{"Echo", echo, &kState, &kInt, 0};
 
 // Spawns an actor of `type` homed on shard `shard` (placement is round-robin:
 // actors spawned on the way stay idle).
 int64_t spawn_on(const WoActorType* type, int shard) {
   for (;;) {
     int64_t a = wo_spawn(new_one_int_state(), type, &kSite);
-    if (reinterpret_cast<wo::sched::Actor*>(a)->home->id == shard) return a;
+    if (wo::sched::ref_actor(a)->home->id == shard) return a;  // a handle (decision 0079)
   }
 }
 

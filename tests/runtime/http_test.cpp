@@ -499,7 +499,7 @@ uint64_t reader_receive(void*, uint64_t word) {
   g_read.push_back(std::to_string(q.status) + " " + q.target + " " + q.header("x-id") + " " + q.body);
   return 0;
 }
-const WoActorType kReaderActor{"Reader", reader_receive, &kReaderDesc, &kFdMsg};
+const WoActorType kReaderActor{"Reader", reader_receive, &kReaderDesc, &kFdMsg, 0};
 
 uint64_t fd_msg(int64_t fd) {
   auto* m = static_cast<FdMsg*>(wo_alloc(sizeof(FdMsg), nullptr));

@@ -48,7 +48,7 @@ uint64_t spin_receive(void* state, uint64_t) {
   if (g_spin.load()) wo_send(s->self_addr, 1, &kInt, &kSite);
   return 0;
 }
-const WoActorType kSpinnerActor{"Spinner", spin_receive, &kSpinner, &kInt};
+const WoActorType kSpinnerActor{"Spinner", spin_receive, &kSpinner, &kInt, 0};
 
 // A listener, a client socket connected to it, and the server's end.
 struct Connected {

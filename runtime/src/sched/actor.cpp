@@ -47,9 +47,10 @@ class MsgGuard {
   bool owned_ = true;
 };
 
+// The actor a handle names (the handle is borrowed: the caller holds it).
 Actor* actor_of(int64_t addr, const char* op, const WoSite* site) {
-  if (addr == 0 || addr == WO_NIL_SCALAR) raise(kBounds, site, (std::string(op) + ": nil actor address").c_str());
-  return reinterpret_cast<Actor*>(addr);
+  if (addr == 0) raise(kBounds, site, (std::string(op) + ": nil actor address").c_str());
+  return ref_actor(addr);
 }
 
 void need_message(uint64_t msg, const WoTypeDesc* type, const char* op, const WoSite* site) {
@@ -118,7 +119,10 @@ void die(Actor* a, const Trap& t, CallWait* in_flight) {
   wo_release(state);
   std::vector<Monitor> monitors;
   monitors.swap(a->monitors);
-  for (Monitor& m : monitors) runtime_send(m.observer, m.notice, m.type, "death notice", "observer");
+  for (Monitor& m : monitors) {
+    runtime_send(m.observer, m.notice, m.type, "death notice", "observer");
+    unref_actor(m.observer);  // the monitor's reference (wo_monitor)
+  }
 }
 
 }  // namespace
@@ -181,7 +185,9 @@ void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
 }
 
 void unref_wait(CallWait* w) {
-  if (w->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) free_wait(w);
+  if (w->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (w->counts_caller) unref_actor(w->caller_actor);  // complete_call is done with it
+  free_wait(w);
 }
 
 void accept_mail(Actor* a, Envelope env) {
@@ -189,6 +195,7 @@ void accept_mail(Actor* a, Envelope env) {
     a->pending.fetch_sub(1, std::memory_order_relaxed);
     release_value(env.msg, env.type);
     if (env.wait) complete_call(env.wait, 0, true);
+    maybe_collect(a);  // that was the last thing in flight to a dead actor nobody names
     return;
   }
   a->mailbox.push(env);
@@ -199,12 +206,17 @@ void accept_mail(Actor* a, Envelope env) {
   }
 }
 
+// Takes the two references wo_monitor counted: the observer's stays with
+// the monitor (released when the notice is sent or the monitor dropped),
+// the watched actor's ends here.
 void accept_watch(Actor* watched, Actor* observer, uint64_t notice, const WoTypeDesc* type) {
   if (watched->dead.load(std::memory_order_relaxed)) {
     runtime_send(observer, notice, type, "death notice", "observer");
-    return;
+    unref_actor(observer);
+  } else {
+    watched->monitors.push_back(Monitor{observer, notice, type});
   }
-  watched->monitors.push_back(Monitor{observer, notice, type});
+  unref_actor(watched);
 }
 
 void complete_call(CallWait* w, uint64_t reply, bool died) {
@@ -228,7 +240,10 @@ void complete_call(CallWait* w, uint64_t reply, bool died) {
 
 void finish_wake(CallWait* w) {
   w->replied = true;
-  if (!w->abandoned) wake(w->caller, w->park_id);
+  if (!w->abandoned)
+    wake(w->caller, w->park_id);
+  else
+    release_reply(w);  // nobody will read it
   unref_wait(w);
 }
 
@@ -267,6 +282,19 @@ void deliver(Fiber* self, Actor* a) {
   // must never switch fibers inside a C++ catch block.
   self->serving = nullptr;
   release_value(env.msg, env.type);
+  if (a->type->reply_address && reply) {
+    // An address: an owned handle of this shard. A `send` drops it; a
+    // caller on another shard gets a handle of its own (the one made here
+    // may be shared with the state: its count is this shard's alone).
+    if (!env.wait || unwound) {
+      wo_release(reinterpret_cast<void*>(reply));
+      reply = 0;
+    } else if (env.wait->shard != a->home) {
+      ActorRef* own = new_ref(ref_actor(static_cast<int64_t>(reply)));
+      wo_release(reinterpret_cast<void*>(reply));
+      reply = reinterpret_cast<uint64_t>(own);
+    }
+  }
   if (trapped) {
     die(a, trap, env.wait);
   } else if (env.wait) {
@@ -279,6 +307,7 @@ void deliver(Fiber* self, Actor* a) {
     push_run(a->home, Runnable{nullptr, a});
   } else if (!a->queued) {
     count_active(a, -1);
+    maybe_collect(a);  // idle now: destroyed if nothing names it any more
   }
 }
 
@@ -322,6 +351,13 @@ bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t 
   w->park_id = me->park_id + 1;  // the id park() is about to use
   w->caller_actor = me->serving;
   w->link = link;
+  w->reply_ref = a->type->reply_address != 0;
+  if (dl && me->serving) {
+    // The caller may give up and be collected before the callee answers;
+    // complete_call still clears its link.
+    w->counts_caller = true;
+    retain_actor(me->serving);
+  }
   try {
     send_or_hold(me->serving, a, guard.disown(), msg_type, w);
   } catch (...) {
@@ -332,6 +368,7 @@ bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t 
   auto abandon = [&] {
     unlink();
     w->abandoned = true;  // read only on this shard (finish_wake)
+    if (w->replied) release_reply(w);  // came, but is not taken
     unref_wait(w);
   };
   bool stopped = false;
@@ -368,7 +405,10 @@ void release_actor(Actor* a) {
     release_value(e.msg, e.type);
     if (e.wait) unref_wait(e.wait);
   }
-  for (Monitor& m : a->monitors) release_value(m.notice, m.type);
+  for (Monitor& m : a->monitors) {
+    release_value(m.notice, m.type);
+    unref_actor(m.observer);
+  }
   a->monitors.clear();
   void* state = a->state;
   a->state = nullptr;
@@ -386,21 +426,25 @@ int64_t wo_spawn(void* state, const WoActorType* type, const WoSite* site) {
   if (!state) wo::raise(kBounds, site, "spawn: nil state");
   ensure_started();
   Shard* home = shard_for_spawn();
-  auto* a = new Actor;
+  void* own_state;
+  if (home == current_shard()) {
+    own_state = guard.disown();
+  } else {
+    own_state = reinterpret_cast<void*>(copy_value(reinterpret_cast<uint64_t>(state), type->state));
+  }
+  Actor* a = take_shell();  // a recycled one keeps its `life`; the rest starts afresh
   a->type = type;
   a->home = home;
-  if (home == current_shard()) {
-    a->state = guard.disown();
-  } else {
-    try {
-      a->state = reinterpret_cast<void*>(copy_value(reinterpret_cast<uint64_t>(state), type->state));
-    } catch (...) {
-      delete a;
-      throw;
-    }
-  }
+  a->state = own_state;
+  a->refs.store(0, std::memory_order_relaxed);
+  a->pending.store(0, std::memory_order_relaxed);
+  a->dead.store(false, std::memory_order_relaxed);
+  a->waiting_on.store(0);
+  a->call_tag = 0;
+  a->queued = a->running = false;
+  a->need = a->asked = 0;
   register_actor(a);
-  return reinterpret_cast<int64_t>(a);
+  return reinterpret_cast<int64_t>(new_ref(a));  // (an OOM here leaves it to the program's end)
 }
 
 void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
@@ -433,10 +477,14 @@ void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoType
   need_message(notice, notice_type, "monitor", site);
   refuse_in_transaction("cannot send inside a transaction", site);
   if (w->home == current_shard()) {
+    retain_actor(w);  // accept_watch takes both references:
+    retain_actor(o);  // the observer's stays while the monitor stands
     accept_watch(w, o, guard.disown(), notice_type);
     return;
   }
   uint64_t copy = copy_value(notice, notice_type);
+  retain_actor(w);
+  retain_actor(o);
   InboxItem it{InboxItem::Watch};
   it.actor = w;
   it.observer = o;
@@ -455,6 +503,7 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
     return;
   }
   durable_barrier();  // a timer is not held: its arming waits for the actor's commits instead
+  retain_actor(a);    // the timer's reference, until it fires (fire_timers)
   add_timer(Timer{deadline_after_ms(ms), 0, a, guard.disown(), msg_type});
 }
 

@@ -85,6 +85,7 @@ void release_held(Actor* a) {
   std::vector<Actor*>& hs = a->home->holding;
   hs.erase(std::find(hs.begin(), hs.end(), a));
   a->home->held_actors.fetch_sub(1, std::memory_order_seq_cst);
+  maybe_collect(a);  // its last held message may have been all that kept it
 }
 
 void release_held_all(Shard* s) {
@@ -97,6 +98,9 @@ void drop_held(Actor* a) {
   if (!q) return;
   for (Held& h : *q) {
     if (h.reply_to) {
+      h.reply_to->reply = h.reply;  // an address reply is a handle to release
+      h.reply_to->died = h.died;
+      release_reply(h.reply_to);
       unref_wait(h.reply_to);
     } else {
       release_value(h.env.msg, h.env.type);

@@ -18,6 +18,7 @@ bool is_heap_kind(int64_t kind) {
   switch (kind) {
     case WO_TY_TEXT: case WO_TY_BYTES: case WO_TY_JSON_VALUE: case WO_TY_CLASS:
     case WO_TY_LIST: case WO_TY_MAP: case WO_TY_UNION: case WO_TY_IFACE:
+    case WO_TY_ACTOR:  // a handle (docs/decisions/0079)
       return true;
     default:
       return false;
@@ -134,10 +135,12 @@ uint64_t copy_value(uint64_t word, const WoTypeDesc* type) {
       return word == 0 || immortal(word) ? word : copy_map(word, type->elem, type->value);
     case WO_TY_IFACE:
       return word == 0 || immortal(word) ? word : copy_box(word);
+    case WO_TY_ACTOR:  // a handle of the receiving side, naming the same actor
+      return word == 0 ? word : reinterpret_cast<uint64_t>(new_ref(ref_actor(static_cast<int64_t>(word))));
     case WO_TY_NULLABLE:
       return is_heap_kind(type->elem->kind) ? copy_value(word, type->elem) : word;
     default:
-      return word;  // Int, Float, Bool, actor addresses: plain words
+      return word;  // Int, Float, Bool: plain words
   }
 }
 

@@ -82,6 +82,12 @@ struct CallWait {
   uint64_t park_id = 0;
   uint64_t reply = 0;
   bool died = false;
+  // The reply is an address (WoActorType::reply_address): an owned handle
+  // that whoever drops the reply unread must release (release_reply).
+  bool reply_ref = false;
+  // A `call_dl` from an actor counts its caller (retain_actor): the callee's
+  // shard still touches caller_actor after the caller may have given up.
+  bool counts_caller = false;
   bool abandoned = false;       // the caller stopped waiting (caller's shard only)
   bool replied = false;         // finish_wake ran: `reply`/`died` are final (caller's shard only)
   uint64_t epoch = 0;           // external waits: the runtime they belong to (external_wait.cpp)
@@ -101,6 +107,11 @@ class Mailbox {
     if (count_ == cap_) grow();
     buf_[(head_ + count_) & (cap_ - 1)] = e;
     ++count_;
+  }
+  void reset() {  // empty: frees the buffer (a collected actor's shell)
+    std::free(buf_);
+    buf_ = nullptr;
+    head_ = count_ = cap_ = 0;
   }
   Envelope pop() {
     Envelope e = buf_[head_];
@@ -141,9 +152,27 @@ struct Held {
   bool died;
 };
 
+// An actor address as `.wo` values hold it (docs/decisions/0079): a heap
+// object of the shard that holds it, counted by that shard without atomics
+// like any other value, naming the actor. Copying an address within a shard
+// retains the handle; a copy that crosses shards is a new handle. Each live
+// handle (and each runtime reference: a timer, a monitor, a `call_dl`'s
+// caller) holds one count of the actor's atomic `refs`; at zero, once the
+// actor is idle, its home shard destroys it (collect.cpp).
+struct ActorRef {
+  WoHeader h;
+  Actor* actor;
+};
+
 struct alignas(64) Actor {
   const WoActorType* type;
   Shard* home;
+  // Handles and runtime references naming this actor (ActorRef). Any thread.
+  std::atomic<int64_t> refs{0};
+  // Bumped each time the shell is collected: a Collect item posted for an
+  // earlier life of a recycled shell is ignored (collect.cpp).
+  std::atomic<uint64_t> life{0};
+  size_t slot = 0;                    // its index in Runtime::actors (under actors_mu)
   void* state = nullptr;              // home only
   Mailbox mailbox;                    // home only
   std::vector<Monitor> monitors;      // home only
@@ -174,9 +203,10 @@ inline Actor* link_actor(uintptr_t link) { return reinterpret_cast<Actor*>(link 
 // What one shard hands another.
 struct InboxItem {
   // Stop: end this shard's `_dl` fd waits; Durable: the store's durable seq
-  // advanced, release held messages it covers.
-  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable } kind;
-  Actor* actor = nullptr;       // Mail, Watch: the target / the watched actor
+  // advanced, release held messages it covers; Collect: the last reference
+  // to `actor` (of life `env.msg`) went on another shard.
+  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable, Collect } kind;
+  Actor* actor = nullptr;       // Mail, Watch, Collect: the target / the watched actor
   Envelope env{};               // Mail; Watch: the notice
   Actor* observer = nullptr;    // Watch
   CallWait* wait = nullptr;     // Wake
@@ -281,6 +311,24 @@ void release_actor(Actor* a);              // shutdown, on the home shard
 inline void count_active(Actor* a, int64_t by) {
   a->home->active.store(a->home->active.load(std::memory_order_relaxed) + by, std::memory_order_release);
 }
+
+// ---- collect.cpp (docs/decisions/0079) ------------------------------------------
+// A new handle for `a` (one more count), owned by the caller's shard.
+ActorRef* new_ref(Actor* a);
+inline Actor* ref_actor(int64_t addr) { return reinterpret_cast<ActorRef*>(addr)->actor; }
+void retain_actor(Actor* a);               // a runtime reference (timer, monitor, call_dl caller)
+void unref_actor(Actor* a);                // drops one; the last one lets the actor be collected
+// On a's home shard: destroys `a` now if nothing names it and it is idle
+// (not queued or running, empty mailbox, nothing sent to it in flight, no
+// held messages of its own). Called wherever one of those becomes true.
+void maybe_collect(Actor* a);
+void collect_item(Actor* a, uint64_t life);  // the Collect inbox item
+// The reply word of a call whose reply is an address, dropped unread.
+void release_reply(CallWait* w);
+// Shells: taken for a spawn (recycled ones first), given back when
+// collected, all freed at the end (collect.cpp).
+Actor* take_shell();
+void free_shells();
 
 // ---- held.cpp (docs/decisions/0045) ------------------------------------------------
 // Hands a message `from` (the sending actor, or nullptr) sends to `to`: held

@@ -206,6 +206,7 @@ void drain_inbox(Shard* s) {
       case InboxItem::Watch: accept_watch(it.actor, it.observer, it.env.msg, it.env.type); break;
       case InboxItem::Stop: end_dl_waits(s); break;
       case InboxItem::Durable: release_held_all(s); break;
+      case InboxItem::Collect: collect_item(it.actor, it.env.msg); break;
     }
   }
 }
@@ -230,6 +231,7 @@ void fire_timers(Shard* s) {
       Timer t = s->timers.top();
       s->timers.pop();
       runtime_send(t.target, t.msg, t.type, "timer message", "target");
+      unref_actor(t.target);  // the timer's reference (wo_time_after)
     } else {
       return;
     }
@@ -404,6 +406,7 @@ void teardown(Shard* s) {
     Timer t = s->timers.top();
     s->timers.pop();
     release_value(t.msg, t.type);
+    unref_actor(t.target);
   }
   s->park_deadlines.clear();  // every parked fiber has unwound above
   for (Actor* a : actors_of(s)) release_actor(a);
@@ -554,8 +557,11 @@ std::vector<Actor*> actors_of(Shard* s) {
 
 void register_actor(Actor* a) {
   std::lock_guard lk(g_rt->actors_mu);
+  a->slot = g_rt->actors.size();
   g_rt->actors.push_back(a);
 }
+
+Runtime* runtime_record() { return g_rt; }
 
 void ensure_started() {
   if (started()) return;
@@ -631,6 +637,7 @@ void shutdown() {
         case InboxItem::Watch: release_value(it.env.msg, it.env.type); break;
         case InboxItem::Stop: break;
         case InboxItem::Durable: break;
+        case InboxItem::Collect: break;
       }
     }
     s->inbox.clear();
@@ -639,6 +646,7 @@ void shutdown() {
     drop_held(a);  // none left: teardown dropped them (release_actor)
     delete a;
   }
+  free_shells();
   for (Shard* s : rt->shards) {
     for (Fiber* f : s->all) {
       wo_tsan_fiber_destroy(f->tsan);

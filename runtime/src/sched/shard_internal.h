@@ -25,10 +25,12 @@ struct alignas(64) Runtime {
   // Written by spawns: a cache line of their own.
   alignas(64) std::atomic<uint64_t> next_spawn{0};
   std::mutex actors_mu;
-  std::vector<Actor*> actors;          // every shell, freed at the very end
+  std::vector<Actor*> actors;          // every live actor (Actor::slot is its index), freed at the end
+  std::vector<Actor*> free_shells;     // collected shells, reused by spawns (collect.cpp)
 };
 
 void register_actor(Actor* a);
+Runtime* runtime_record();             // the running scheduler's record (nullptr before start, after the end)
 std::vector<Actor*> actors_of(Shard* s);
 void unref_wait(CallWait* w);
 // A call record from this thread's list of recycled ones (else new), and its
