@@ -307,7 +307,9 @@ void deliver(Fiber* self, Actor* a) {
     push_run(a->home, Runnable{nullptr, a});
   } else if (!a->queued) {
     count_active(a, -1);
-    maybe_collect(a);  // idle now: destroyed if nothing names it any more
+    // Idle now: destroyed if nothing names it any more (the common case, a
+    // named actor, costs one load).
+    if (a->refs.load(std::memory_order_relaxed) <= a->addr_fields) maybe_collect(a);
   }
 }
 
@@ -432,18 +434,7 @@ int64_t wo_spawn(void* state, const WoActorType* type, const WoSite* site) {
   } else {
     own_state = reinterpret_cast<void*>(copy_value(reinterpret_cast<uint64_t>(state), type->state));
   }
-  Actor* a = take_shell();  // a recycled one keeps its `life`; the rest starts afresh
-  a->type = type;
-  a->home = home;
-  a->state = own_state;
-  a->refs.store(0, std::memory_order_relaxed);
-  a->pending.store(0, std::memory_order_relaxed);
-  a->dead.store(false, std::memory_order_relaxed);
-  a->waiting_on.store(0);
-  a->call_tag = 0;
-  a->queued = a->running = false;
-  a->need = a->asked = 0;
-  register_actor(a);
+  Actor* a = take_shell(type, home, own_state);  // registered; a recycled one keeps its `life`
   return reinterpret_cast<int64_t>(new_ref(a));  // (an OOM here leaves it to the program's end)
 }
 

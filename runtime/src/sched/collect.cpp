@@ -17,8 +17,12 @@
 // its atomic `waiting_on` must stay readable memory. The pool holds at most
 // as many shells as were ever alive at once.
 //
-// Cycles of idle actors that hold each other's addresses are not collected
-// (the decision says what that costs and why).
+// An actor that holds its own address in a field of its state (the usual
+// way to hand children a reply address: `me: ?actor M`) is unreachable
+// when every count left is such a field: a handle held by that field alone
+// (its own count 1) naming the actor itself. Longer cycles of idle actors
+// are not collected (the decision says what that costs and why).
+#include <cstring>
 #include <mutex>
 
 #include "../heap.h"
@@ -30,7 +34,13 @@ Runtime* runtime_record();  // shard.cpp
 
 namespace {
 
-void ref_destroy(void* self) { unref_actor(static_cast<ActorRef*>(self)->actor); }
+// A handle dropped after its scheduler ended (a traced cycle reclaimed at
+// exit, a C test's leftover) names a shell that is gone: nothing to count.
+void ref_destroy(void* self) {
+  auto* r = static_cast<ActorRef*>(self);
+  Runtime* rt = runtime_record();
+  if (rt && rt->epoch == r->epoch) unref_actor(r->actor);
+}
 
 bool collecting(Runtime* rt) {
   return rt && !rt->shutdown.load(std::memory_order_acquire) && !rt->draining.load(std::memory_order_relaxed);
@@ -39,33 +49,58 @@ bool collecting(Runtime* rt) {
 // Destroying an actor releases its state, which may drop the last handle
 // of another actor homed here: that one waits in this list instead of
 // recursing, so a long chain of actors is freed in a loop.
+// Entries carry the shell's life: one listed again while it is being
+// destroyed (its own `me` released) is skipped afterwards, also once the
+// shell serves another spawn.
+struct Doomed {
+  Actor* actor;
+  uint64_t life;
+};
 thread_local bool t_collecting = false;
-thread_local std::vector<Actor*> t_doomed;
+thread_local std::vector<Doomed> t_doomed;
 
 bool idle(const Actor* a) {
   return !a->queued && !a->running && a->mailbox.empty() && a->pending.load(std::memory_order_acquire) == 0 &&
          (!a->held || a->held->empty());
 }
 
-void destroy(Actor* a) {
-  Runtime* rt = runtime_record();
-  {
-    std::lock_guard lk(rt->actors_mu);
-    Actor* last = rt->actors.back();
-    rt->actors[a->slot] = last;
-    last->slot = a->slot;
-    rt->actors.pop_back();
+bool is_address(const WoTypeDesc* t) {
+  return t->kind == WO_TY_ACTOR || (t->kind == WO_TY_NULLABLE && t->elem->kind == WO_TY_ACTOR);
+}
+
+// The counts of `a` that its own state's fields hold alone (home shard: the
+// state and its handles are this shard's).
+int64_t own_refs(const Actor* a) {
+  if (!a->addr_fields || !a->state) return 0;
+  const WoClassDesc* cls = a->type->state->cls;
+  int64_t n = 0;
+  for (int64_t i = 0; i < cls->nfields; ++i) {
+    if (!is_address(cls->fields[i].type)) continue;
+    ActorRef* r;
+    std::memcpy(&r, static_cast<const char*>(a->state) + cls->fields[i].offset, sizeof r);
+    if (r && r->actor == a && r->h.rc == 1) ++n;
   }
-  a->life.fetch_add(1, std::memory_order_release);
-  release_actor(a);  // state, monitors (their observers' counts), queued nothing
+  return n;
+}
+
+bool unreachable(const Actor* a) {
+  int64_t refs = a->refs.load(std::memory_order_acquire);
+  return refs <= a->addr_fields && idle(a) && refs == own_refs(a);
+}
+
+void destroy(Actor* a) {
+  release_actor(a);  // state (its own `me` too), monitors (their observers' counts)
   a->mailbox.reset();
   std::vector<Monitor>().swap(a->monitors);
   drop_held(a);
   a->type = nullptr;
-  a->dead.store(false, std::memory_order_relaxed);
-  a->need = a->asked = 0;
-  a->call_tag = 0;
+  a->life.fetch_add(1, std::memory_order_release);  // entries and Collect items of this life are void now
+  Runtime* rt = runtime_record();
   std::lock_guard lk(rt->actors_mu);
+  Actor* last = rt->actors.back();
+  rt->actors[a->slot] = last;
+  last->slot = a->slot;
+  rt->actors.pop_back();
   rt->free_shells.push_back(a);
 }
 
@@ -74,6 +109,7 @@ void destroy(Actor* a) {
 ActorRef* new_ref(Actor* a) {
   auto* r = static_cast<ActorRef*>(wo_alloc(sizeof(ActorRef), ref_destroy));
   r->actor = a;
+  r->epoch = runtime_record()->epoch;
   a->refs.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
@@ -81,31 +117,41 @@ ActorRef* new_ref(Actor* a) {
 void retain_actor(Actor* a) { a->refs.fetch_add(1, std::memory_order_relaxed); }
 
 void unref_actor(Actor* a) {
-  if (a->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // Read while the count still holds the shell: once it is dropped another
+  // shard may destroy the actor and a spawn reuse the shell.
+  const int64_t own = a->addr_fields;
+  Shard* home = a->home;
+  const uint64_t life = a->life.load(std::memory_order_relaxed);
+  // What is left may be the actor's own `me` fields (addr_fields is fixed
+  // at spawn): worth a look by the home shard.
+  if (a->refs.fetch_sub(1, std::memory_order_acq_rel) - 1 > own) return;
   if (!collecting(runtime_record())) return;
-  if (a->home == current_shard()) {
+  if (home == current_shard()) {
     maybe_collect(a);
     return;
   }
   InboxItem it{InboxItem::Collect};
   it.actor = a;
-  it.env.msg = a->life.load(std::memory_order_relaxed);
-  post(a->home, it);
+  it.env.msg = life;
+  post(home, it);
 }
 
 void maybe_collect(Actor* a) {
-  if (a->refs.load(std::memory_order_acquire) != 0 || !idle(a) || !collecting(runtime_record())) return;
+  if (!a->type || !collecting(runtime_record())) return;
+  Doomed d{a, a->life.load(std::memory_order_relaxed)};
   if (t_collecting) {
-    t_doomed.push_back(a);
+    t_doomed.push_back(d);
     return;
   }
   t_collecting = true;
-  t_doomed.push_back(a);
+  t_doomed.push_back(d);
   while (!t_doomed.empty()) {
-    Actor* x = t_doomed.back();
+    Doomed x = t_doomed.back();
     t_doomed.pop_back();
-    // Checked again: the same actor may have been listed twice.
-    if (x->type && x->refs.load(std::memory_order_acquire) == 0 && idle(x)) destroy(x);
+    // Looked at now, not when listed: the same actor may be listed twice,
+    // and one destroyed since has another life.
+    if (x.actor->life.load(std::memory_order_relaxed) == x.life && x.actor->type && unreachable(x.actor))
+      destroy(x.actor);
   }
   t_collecting = false;
 }
@@ -123,17 +169,32 @@ void release_reply(CallWait* w) {
   w->reply = 0;
 }
 
-Actor* take_shell() {
+Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   Runtime* rt = runtime_record();
+  Actor* a = nullptr;
   {
     std::lock_guard lk(rt->actors_mu);
     if (!rt->free_shells.empty()) {
-      Actor* a = rt->free_shells.back();
+      a = rt->free_shells.back();
       rt->free_shells.pop_back();
-      return a;
     }
   }
-  return new Actor;
+  if (!a) a = new Actor;
+  a->type = type;
+  a->home = home;
+  a->state = state;
+  a->refs.store(0, std::memory_order_relaxed);
+  a->pending.store(0, std::memory_order_relaxed);
+  a->dead.store(false, std::memory_order_relaxed);
+  a->waiting_on.store(0);
+  a->call_tag = 0;
+  a->queued = a->running = false;
+  a->need = a->asked = 0;
+  a->addr_fields = 0;
+  const WoClassDesc* cls = type->state->cls;
+  for (int64_t i = 0; i < cls->nfields; ++i) a->addr_fields += is_address(cls->fields[i].type);
+  register_actor(a);
+  return a;
 }
 
 void free_shells() {

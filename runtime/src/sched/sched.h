@@ -162,6 +162,7 @@ struct Held {
 struct ActorRef {
   WoHeader h;
   Actor* actor;
+  uint64_t epoch;  // the scheduler it was made in: one dropped after that scheduler ended touches nothing
 };
 
 struct alignas(64) Actor {
@@ -173,6 +174,9 @@ struct alignas(64) Actor {
   // earlier life of a recycled shell is ignored (collect.cpp).
   std::atomic<uint64_t> life{0};
   size_t slot = 0;                    // its index in Runtime::actors (under actors_mu)
+  // How many fields of its state class hold an address: so many of `refs`
+  // may be its own (a `me` field), which do not keep it reachable (collect.cpp).
+  int64_t addr_fields = 0;
   void* state = nullptr;              // home only
   Mailbox mailbox;                    // home only
   std::vector<Monitor> monitors;      // home only
@@ -327,7 +331,7 @@ void collect_item(Actor* a, uint64_t life);  // the Collect inbox item
 void release_reply(CallWait* w);
 // Shells: taken for a spawn (recycled ones first), given back when
 // collected, all freed at the end (collect.cpp).
-Actor* take_shell();
+Actor* take_shell(const WoActorType* type, Shard* home, void* state);
 void free_shells();
 
 // ---- held.cpp (docs/decisions/0045) ------------------------------------------------

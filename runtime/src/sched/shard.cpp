@@ -567,7 +567,9 @@ void ensure_started() {
   if (started()) return;
   // Publish the TLS offset before any worker reads it (wo_start normally has).
   if (wo_fiber_local_offset == 0) init_thread_local(local().stack_limit);
+  static uint64_t epochs = 0;  // only the thread starting the scheduler writes it
   g_rt = new Runtime;
+  g_rt->epoch = ++epochs;
   g_rt->mailbox_cap = read_mailbox_cap();
   int n = shard_count();
   for (int i = 0; i < n; ++i) {
@@ -633,7 +635,10 @@ void shutdown() {
           release_value(it.env.msg, it.env.type);
           if (it.env.wait) unref_wait(it.env.wait);
           break;
-        case InboxItem::Wake: unref_wait(it.wait); break;
+        case InboxItem::Wake:
+          release_reply(it.wait);  // its caller unwound: nobody reads it
+          unref_wait(it.wait);
+          break;
         case InboxItem::Watch: release_value(it.env.msg, it.env.type); break;
         case InboxItem::Stop: break;
         case InboxItem::Durable: break;

@@ -22,6 +22,7 @@ struct alignas(64) Runtime {
   int quiet_checks = 0;                // shard 0 only: consecutive quiet observations
   bool stop_broadcast = false;         // shard 0 only: every shard was told of the stop
   int64_t mailbox_cap = 1024;
+  uint64_t epoch = 0;                  // this scheduler's number (ActorRef::epoch)
   // Written by spawns: a cache line of their own.
   alignas(64) std::atomic<uint64_t> next_spawn{0};
   std::mutex actors_mu;
