@@ -47,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "../runtime/spawned.h"
 #include "tests/db/one_int_actor.h"
 #include "wo_actor.h"
 #include "wo_db.h"
@@ -170,10 +171,10 @@ int write_replying(int run, uint64_t seed, int actors) {
   g_slots.resize(static_cast<size_t>(actors));
   for (int a = 0; a < actors; ++a) {
     g_slots[a].w = new Writer(run, a, seed);
-    g_slots[a].writer = wo_spawn(dbtest::new_one_int_state(), &kReplyWriter, nullptr);
+    g_slots[a].writer = wotest::spawn(dbtest::new_one_int_state(), &kReplyWriter, nullptr);
   }
   for (int a = 0; a < actors; ++a) {
-    int64_t c = wo_spawn(dbtest::new_one_int_state(), &kClient, nullptr);
+    int64_t c = wotest::spawn(dbtest::new_one_int_state(), &kClient, nullptr);
     wo_send(c, static_cast<uint64_t>(a), &kIntDesc, nullptr);
   }
   for (;;) wo_time_sleep(1000, nullptr);
@@ -183,7 +184,7 @@ int write_fibers(int run, uint64_t seed, int actors) {
   g_run = run;
   g_seed = seed;
   for (int a = 0; a < actors; ++a) {
-    int64_t addr = wo_spawn(dbtest::new_one_int_state(), &kWriterActor, nullptr);
+    int64_t addr = wotest::spawn(dbtest::new_one_int_state(), &kWriterActor, nullptr);
     wo_send(addr, static_cast<uint64_t>(a), &kIntDesc, nullptr);
   }
   for (;;) wo_time_sleep(1000, nullptr);  // main parks: shard 0 runs its writers

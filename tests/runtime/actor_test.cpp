@@ -14,6 +14,7 @@
 #include "../../runtime/src/sched/sched.h"
 #include "../../runtime/src/trap.h"
 #include "support.h"
+#include "spawned.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -112,7 +113,7 @@ void yield_main(int times = 8) {
 
 TEST_CASE("actors: spawn runs nothing; main's yield delivers queued mail in FIFO order") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   wo_send(a, make_msg(1, "a"), &kMsg, &kSite);
   wo_send(a, make_msg(2, "b"), &kMsg, &kSite);
   CHECK(g_log.empty());
@@ -125,8 +126,8 @@ TEST_CASE("actors: spawn runs nothing; main's yield delivers queued mail in FIFO
 
 TEST_CASE("actors: call waits behind queued mail and returns the receive's value") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
-  int64_t b = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t b = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   wo_send(a, make_msg(1, "a1"), &kMsg, &kSite);
   wo_send(b, make_msg(10, "b1"), &kMsg, &kSite);
   wo_send(a, make_msg(2, "a2"), &kMsg, &kSite);
@@ -137,7 +138,7 @@ TEST_CASE("actors: call waits behind queued mail and returns the receive's value
 
 TEST_CASE("actors: a full mailbox traps the sender at exactly the cap") {
   Env env("1", "3");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   for (int i = 0; i < 3; ++i) wo_send(a, make_msg(1), &kMsg, &kSite);
   {
     wo::Trap t = wotest::trapped([&] { wo_send(a, make_msg(1), &kMsg, &kSite); });
@@ -151,8 +152,8 @@ TEST_CASE("actors: a full mailbox traps the sender at exactly the cap") {
 
 TEST_CASE("actors: death fails the call, drops queued mail, fires monitors; sends are dropped after") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
-  int64_t obs = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t obs = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   wo_monitor(a, obs, make_msg(100, "notice1"), &kMsg, &kSite);
   wo_monitor(a, obs, make_msg(200, "notice2"), &kMsg, &kSite);
   wo_send(a, make_msg(-1), &kMsg, &kSite);  // kills it
@@ -177,7 +178,7 @@ TEST_CASE("actors: death fails the call, drops queued mail, fires monitors; send
 TEST_CASE("actors: a call to the actor running the call traps instead of deadlocking") {
   Env env("1");
   auto* st = static_cast<Counter*>(make_counter());
-  int64_t a = wo_spawn(st, &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(st, &kCounterActor, &kSite);
   st->self_addr = a;  // single shard: the state stayed where it was
   wo_call(a, make_msg(1000), &kMsg, &kSite);
   CHECK(g_log == std::vector<std::string>{"self:13:call to the calling actor would deadlock"});
@@ -185,7 +186,7 @@ TEST_CASE("actors: a call to the actor running the call traps instead of deadloc
 
 TEST_CASE("actors: timers fire in deadline order; ms <= 0 is enqueued at once") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   wo_time_after(40, a, make_msg(3, "late"), &kMsg, &kSite);
   wo_time_after(10, a, make_msg(2, "soon"), &kMsg, &kSite);
   wo_time_after(0, a, make_msg(1, "now"), &kMsg, &kSite);
@@ -202,7 +203,7 @@ TEST_CASE("actors: timers fire in deadline order; ms <= 0 is enqueued at once") 
 
 TEST_CASE("actors: nil address and nil message trap BOUNDS with the operation's name") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   {
     wo::Trap t = wotest::trapped([&] { wo_send(0, make_msg(1), &kMsg, &kSite); });
     CHECK(t.code == 6);
@@ -218,7 +219,7 @@ TEST_CASE("actors: many actors on four shards; messages cross by deep copy; tota
   Env env("4");
   constexpr int kActors = 64, kMsgs = 200;
   std::vector<int64_t> addrs;
-  for (int i = 0; i < kActors; ++i) addrs.push_back(wo_spawn(make_counter(), &kSumActor, &kSite));
+  for (int i = 0; i < kActors; ++i) addrs.push_back(wotest::spawn(make_counter(), &kSumActor, &kSite));
   for (int m = 0; m < kMsgs; ++m)
     for (int64_t a : addrs) {
       while (true) {
@@ -239,8 +240,8 @@ TEST_CASE("actors: many actors on four shards; messages cross by deep copy; tota
 
 TEST_CASE("actors: program end releases parked fibers, state and queued mail") {
   Env env("2");
-  int64_t a = wo_spawn(make_counter(), &kSumActor, &kSite);
-  int64_t b = wo_spawn(make_counter(), &kSumActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kSumActor, &kSite);
+  int64_t b = wotest::spawn(make_counter(), &kSumActor, &kSite);
   for (int i = 0; i < 10; ++i) {
     wo_send(a, make_msg(i, "q"), &kMsg, &kSite);
     wo_send(b, make_msg(i, "q"), &kMsg, &kSite);
@@ -266,8 +267,8 @@ const WoActorType kEchoActor{"Echo", echo_receive, &kCounter, &kMsg, 0};
 TEST_CASE("call_dl: a reply in time; past the deadline false, the message is still handled, its reply dropped") {
   for (const char* shards : {"1", "2"}) {
     Env env(shards);
-    int64_t a = wo_spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: main's shard
-    int64_t b = wo_spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: the other one
+    int64_t a = wotest::spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: main's shard
+    int64_t b = wotest::spawn(make_counter(), &kEchoActor, &kSite);  // with 2 shards: the other one
     for (int64_t x : {a, b}) {
       uint64_t reply = 0;
       CHECK(wo_call_dl(x, make_msg(7), &kMsg, 5000, &reply, &kSite));
@@ -285,8 +286,8 @@ TEST_CASE("call_dl: a reply in time; past the deadline false, the message is sti
 
 TEST_CASE("call_dl: deadlines racing replies across shards never deliver a stale reply") {
   Env env("2");
-  int64_t a = wo_spawn(make_counter(), &kEchoActor, &kSite);
-  int64_t b = wo_spawn(make_counter(), &kEchoActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kEchoActor, &kSite);
+  int64_t b = wotest::spawn(make_counter(), &kEchoActor, &kSite);
   constexpr int kCalls = 300;
   int late = 0;
   for (int i = 0; i < kCalls; ++i) {
@@ -306,7 +307,7 @@ TEST_CASE("call_dl: deadlines racing replies across shards never deliver a stale
 
 TEST_CASE("call_dl: a dead callee traps as call does; nil address names call_dl") {
   Env env("1");
-  int64_t a = wo_spawn(make_counter(), &kCounterActor, &kSite);
+  int64_t a = wotest::spawn(make_counter(), &kCounterActor, &kSite);
   wo_send(a, make_msg(-1), &kMsg, &kSite);  // kills it once delivered
   uint64_t reply = 0;
   {

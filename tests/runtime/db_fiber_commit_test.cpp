@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <thread>
 
+#include "spawned.h"
 #include "runtime/src/db/engine.h"
 #include "runtime/src/sched/sched.h"
 #include "tests/db/db_test_support.h"
@@ -95,7 +96,7 @@ int64_t rows() { return wo_db_count(0, nullptr); }
 std::vector<int64_t> park_committers(int n, bool tx = false) {
   gc().hold_writer(true);
   std::vector<int64_t> cs;
-  for (int i = 0; i < n; ++i) cs.push_back(wo_spawn(state(), &kCommitter, &kSite));
+  for (int i = 0; i < n; ++i) cs.push_back(wotest::spawn(state(), &kCommitter, &kSite));
   for (int i = 0; i < n; ++i) wo_send(cs[i], static_cast<uint64_t>(tx ? -(i + 1) : i + 1), &kInt, &kSite);
   return cs;
 }
@@ -110,7 +111,7 @@ TEST_CASE("fibers on one shard: every committer parks, the shard runs on, one fd
     REQUIRE(db.rc == 0);
     Shards sh("1");
     std::vector<int64_t> cs = park_committers(16);
-    int64_t t = wo_spawn(state(), &kTicker, &kSite);
+    int64_t t = wotest::spawn(state(), &kTicker, &kSite);
     // One shard runs its queue in order: by the time the ticker replies, all
     // 16 committers have applied and staged their row and parked.
     CHECK(wo_call(t, 0, &kInt, &kSite) == 1);
@@ -142,9 +143,9 @@ TEST_CASE("fibers on two shards: many committers in a loop, batches of more than
     Shards sh("2");
     g_rows_per_msg = kRows;
     std::vector<int64_t> cs;
-    for (int i = 0; i < kCommitters; ++i) cs.push_back(wo_spawn(state(), &kCommitter, &kSite));
+    for (int i = 0; i < kCommitters; ++i) cs.push_back(wotest::spawn(state(), &kCommitter, &kSite));
     for (int i = 0; i < kCommitters; ++i) wo_send(cs[i], static_cast<uint64_t>(i + 1), &kInt, &kSite);
-    std::vector<int64_t> ticks{wo_spawn(state(), &kTicker, &kSite), wo_spawn(state(), &kTicker, &kSite)};
+    std::vector<int64_t> ticks{wotest::spawn(state(), &kTicker, &kSite), wotest::spawn(state(), &kTicker, &kSite)};
     for (int64_t t : ticks) CHECK(wo_call(t, 0, &kInt, &kSite) >= 1);  // both shards serve while commits wait
     for (int64_t c : cs) CHECK(wo_call(c, 0, &kInt, &kSite) == 1);
     CHECK(g_acked == kCommitters * kRows);
@@ -170,7 +171,7 @@ TEST_CASE("fibers on two shards: transactions' commits park too and share a roun
     Shards sh("2");
     std::vector<int64_t> cs = park_committers(8, true);
     CHECK(main_waits_for([] { return gc().stats().parked == 8; }));
-    std::vector<int64_t> ticks{wo_spawn(state(), &kTicker, &kSite), wo_spawn(state(), &kTicker, &kSite)};
+    std::vector<int64_t> ticks{wotest::spawn(state(), &kTicker, &kSite), wotest::spawn(state(), &kTicker, &kSite)};
     for (int64_t t : ticks) CHECK(wo_call(t, 0, &kInt, &kSite) >= 1);  // each shard runs with 4 commits parked
     CHECK(g_acked == 0);
     gc().hold_writer(false);
@@ -216,7 +217,7 @@ TEST_CASE("threads keep a blocking wait beside parked fibers") {
     Shards sh("1");
     g_rows_per_msg = 30;
     std::vector<int64_t> cs;
-    for (int i = 0; i < 4; ++i) cs.push_back(wo_spawn(state(), &kCommitter, &kSite));
+    for (int i = 0; i < 4; ++i) cs.push_back(wotest::spawn(state(), &kCommitter, &kSite));
     for (int i = 0; i < 4; ++i) wo_send(cs[i], static_cast<uint64_t>(i + 1), &kInt, &kSite);
     // A thread that is no fiber: it waits on the condition variable and
     // leads rounds itself, covering parked fibers' units too.
@@ -241,7 +242,7 @@ TEST_CASE("a stop signal while main waits for its commit: the commit completes a
     if (db.rc != 0) _exit(10);
     Shards sh("1");
     wo_env_stopping();  // arms the latch
-    int64_t t = wo_spawn(state(), &kTicker, &kSite);
+    int64_t t = wotest::spawn(state(), &kTicker, &kSite);
     gc().hold_writer(true);
     // While main is parked in its insert: SIGTERM, then a delivery on
     // main's shard (it runs after the shard saw the stop), then the writer.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "spawned.h"
 #include "runtime/src/db/engine.h"
 #include "runtime/src/sched/sched.h"
 #include "runtime/src/trap.h"
@@ -107,7 +108,7 @@ const WoActorType kEcho{"Echo", echo, &kState, &kInt, 0};
 // actors spawned on the way stay idle).
 int64_t spawn_on(const WoActorType* type, int shard) {
   for (;;) {
-    int64_t a = wo_spawn(new_one_int_state(), type, &kSite);
+    int64_t a = wotest::spawn(new_one_int_state(), type, &kSite);
     if (wo::sched::ref_actor(a)->home->id == shard) return a;  // a handle (decision 0079)
   }
 }

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "spawned.h"
 #include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
@@ -520,8 +521,8 @@ TEST_CASE("http: two fibers of one shard parked mid-request keep their own buffe
   int64_t sa = wo_net_accept(l, &kSite);
   int cb = connect_to(port_of(l));
   int64_t sb = wo_net_accept(l, &kSite);
-  int64_t a = wo_spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
-  int64_t b = wo_spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
+  int64_t a = wotest::spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
+  int64_t b = wotest::spawn(wo_alloc(sizeof(ReaderState), nullptr), &kReaderActor, &kSite);
   wo_send(a, fd_msg(sa), &kFdMsg, &kSite);
   wo_send(b, fd_msg(sb), &kFdMsg, &kSite);
   send_all_bytes(ca, "POST /a HTTP/1.1\r\nX-Id: first\r\nContent-Length: 6\r\n\r\nab");

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 
+#include "spawned.h"
 #include "socket_support.h"
 #include "support.h"
 #include "wo_actor.h"
@@ -75,7 +76,7 @@ TEST_CASE("wait_fd: a shard whose run queue never empties still notices a ready 
   auto [l, c1, s1] = accepted_pair();
   auto* st = static_cast<Spinner*>(wo_alloc(sizeof(Spinner), nullptr));
   st->poke = c1;
-  int64_t a = wo_spawn(st, &kSpinnerActor, &kSite);
+  int64_t a = wotest::spawn(st, &kSpinnerActor, &kSite);
   st->self_addr = a;  // one shard: the state stayed where it was
   g_spin = true;
   wo_send(a, 1, &kInt, &kSite);
