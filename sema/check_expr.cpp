@@ -103,18 +103,15 @@ const Type* Checker::check_expr(ast::Expr& e, const Type* expected) {
         store_plain_class(*t->cls, e.span);
         t = types_.int_();
       }
-      if (t->kind == TypeKind::Class && std::count(cursors_.begin(), cursors_.end(), t->cls))
-        error(DiagCode::E250, at(e.span), "`insert` into `" + t->cls->name + "` inside a loop over a query of `" +
-                                              t->cls->name + "`: collect the rows first, then write");
+      if (t->kind == TypeKind::Class) refuse_in_cursor(t->cls, e.span, "`insert` into", "collect the rows first, then write");
       break;
     }
     case ast::ExprKind::Delete: {
       const Type* r = check_expr(*e.lhs);
       if (!r->is_poison() && !(r->kind == TypeKind::Class && r->cls->is_table))
         error(DiagCode::E201, at(e.lhs->span), "`delete` takes a row of a @table class, found " + type_name(r));
-      else if (r->kind == TypeKind::Class && std::count(cursors_.begin(), cursors_.end(), r->cls))
-        error(DiagCode::E250, at(e.span), "`delete` from `" + r->cls->name + "` inside a loop over a query of `" +
-                                              r->cls->name + "`: collect the rows first, then delete");
+      else if (r->kind == TypeKind::Class)
+        refuse_in_cursor(r->cls, e.span, "`delete` from", "collect the rows first, then delete");
       t = types_.int_();  // an opaque success value (language.md §12.5)
       break;
     }
@@ -468,6 +465,40 @@ void Checker::store_plain_class(ClassInfo& cls, const Span& where) {
       error(DiagCode::E403, at(where), "`insert` stores `" + cls.name + "`, but its field `" + f.name + "` of type " +
                                            type_name(f.type) + " cannot be stored: " + why);
     f.column = column++;
+  }
+}
+
+// The table whose rows a `for` over `src` walks from an id list taken before
+// the body runs, or NULL: a query (its row's table) or a backlink field (the
+// referring table; codegen reads it with one probe, wo_db_probe, like a
+// query's source). A `multi` of rows held in a variable or returned by a call
+// is not one: it is the "collect the rows first" the refusal asks for.
+const ClassInfo* Checker::cursor_table(const ast::Expr& src, std::string* what) {
+  if (src.kind == ast::ExprKind::Query) {
+    if (!src.sym || src.sym->type->kind != TypeKind::Class) return nullptr;
+    *what = "a query of `" + src.sym->type->cls->name + "`";
+    return src.sym->type->cls;
+  }
+  if (src.kind == ast::ExprKind::Member && src.sym && src.sym->kind == SymKind::Field && src.sym->cls) {
+    const FieldInfo& f = src.sym->cls->fields[src.sym->field_index];
+    if (f.backlink_cls) {
+      *what = "the backlink `" + src.sym->cls->name + "." + f.name + "` (rows of `" + f.backlink_cls->name + "`)";
+      return f.backlink_cls;
+    }
+  }
+  return nullptr;
+}
+
+// WO-E250 for an `insert` into or a `delete` from `cls` inside a loop that
+// walks `cls`'s rows (runtime.md §1.6, "Cursor stability"): the loop's id
+// list cannot defend against rows that vanish or appear meanwhile (a row the
+// body deletes traps 5 "no such row" when the loop reaches it).
+void Checker::refuse_in_cursor(const ClassInfo* cls, const Span& at_span, const char* verb, const char* fix) {
+  for (auto it = cursors_.rbegin(); it != cursors_.rend(); ++it) {
+    if (it->cls != cls) continue;
+    error(DiagCode::E250, at(at_span), std::string(verb) + " `" + cls->name + "` inside a loop over " + it->what + ": " + fix)
+        .note(it->source, "the loop walks the rows listed here when it began");
+    return;
   }
 }
 

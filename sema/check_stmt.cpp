@@ -351,11 +351,12 @@ void Checker::check_stmt(ast::Stmt& s) {
       s.sym = declare_local(s.name, elem, at(s.name_span));
       if (!s.second_name.empty())
         s.sym2 = declare_local(s.second_name, it->kind == TypeKind::Map ? it->value : types_.poison(), at(s.second_name_span));
-      // A query's id list is materialised before the loop: rows inserted into
-      // or deleted from its table inside the loop are refused (§13, runtime.md §1.6).
-      const ClassInfo* cursor = s.expr->kind == ast::ExprKind::Query && s.expr->sym && s.expr->sym->type->kind == TypeKind::Class
-                                    ? s.expr->sym->type->cls : nullptr;
-      if (cursor) cursors_.push_back(cursor);
+      // A query's or a backlink's id list is materialised before the loop:
+      // rows inserted into or deleted from its table inside the loop are
+      // refused (§13, runtime.md §1.6; cursor_table).
+      std::string what;
+      const ClassInfo* cursor = cursor_table(*s.expr, &what);
+      if (cursor) cursors_.push_back(Cursor{cursor, std::move(what), at(s.expr->span)});
       ++loop_depth_;
       check_block(*s.body);
       --loop_depth_;

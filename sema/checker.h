@@ -203,7 +203,18 @@ class Checker {
   int table_count_ = 0;
   bool table_field_type_ = false;  // resolving the declared type of a @table class's field (backlink allowed)
   bool inserting_ = false;     // checking the constructor of an `insert`
-  std::vector<const ClassInfo*> cursors_;  // tables iterated by enclosing `for … in <query>` loops
+  // A table an enclosing `for` walks through an id list taken before its body
+  // runs: the loop's source is a query, or a backlink (a probe of the
+  // referrer's index, materialised the same way). An `insert` into or a
+  // `delete` from that table in the body is WO-E250 (runtime.md §1.6).
+  struct Cursor {
+    const ClassInfo* cls;
+    std::string what;  // "a query of `T`", "the backlink `A.ts` (rows of `T`)"
+    Loc source;        // the loop's source expression, for the note
+  };
+  std::vector<Cursor> cursors_;
+  static const ClassInfo* cursor_table(const ast::Expr& src, std::string* what);
+  void refuse_in_cursor(const ClassInfo* cls, const Span& at_span, const char* verb, const char* fix);
   int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function
   std::vector<int> tx_loop_base_;  // loop_depth_ when each open transaction began
   const Type* check_query(ast::Expr& e);

@@ -11,6 +11,7 @@
 
 #include "backtrace.h"
 #include "heap.h"
+#include "heap_cap.h"
 #include "trap.h"
 #include "sched/fiber_local.h"
 #include "sched/sched.h"
@@ -57,6 +58,7 @@ uintptr_t stack_limit_from_here() {
 }  // namespace
 
 extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
+  wo::heap_cap_start();  // WO_HEAP_MB; a bad value exits 2 here (runtime.md §5.1 step 2)
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   std::signal(SIGPIPE, SIG_IGN);
 

@@ -40,33 +40,50 @@ uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nul
 // Whether an allocation of `slots` slots is a mapping of its own.
 bool mapped(int64_t slots) { return !kSanitizedBuild && static_cast<size_t>(slots) * sizeof(uint64_t) >= kHugePage; }
 
+// Slots count against WO_HEAP_MB (heap_cap.h): malloc's blocks by the size
+// asked for (sized_alloc and friends), a mapping by its whole 2 MiB pages.
+
 // Room for `slots` slots (contents undefined), or NULL.
 uint64_t* slots_alloc(int64_t slots) {
   size_t bytes = static_cast<size_t>(slots) * sizeof(uint64_t);
-  return static_cast<uint64_t*>(mapped(slots) ? huge_map(bytes) : std::malloc(bytes));
+  if (!mapped(slots)) return static_cast<uint64_t*>(wo::sized_alloc(bytes));
+  if (!wo::heap_charge(wo::huge_round(bytes))) return nullptr;
+  void* p = huge_map(bytes);
+  if (!p) wo::heap_credit(wo::huge_round(bytes));
+  return static_cast<uint64_t*>(p);
 }
 
 void slots_free(uint64_t* base, int64_t slots) {
   if (!base) return;
-  if (mapped(slots))
-    huge_unmap(base, static_cast<size_t>(slots) * sizeof(uint64_t));
-  else
-    std::free(base);
+  if (mapped(slots)) {
+    size_t bytes = static_cast<size_t>(slots) * sizeof(uint64_t);
+    huge_unmap(base, bytes);
+    wo::heap_credit(wo::huge_round(bytes));
+  } else {
+    wo::sized_free(base, static_cast<size_t>(slots) * sizeof(uint64_t));
+  }
 }
 
 // realloc for slots: `base` holds `from` slots and gets room for `to` > from,
 // keeping them; NULL (base untouched) on failure. A mapping grows by mremap:
 // its pages move, none is copied or touched again.
 uint64_t* slots_grow(uint64_t* base, int64_t from, int64_t to) {
-  if (!mapped(to)) return static_cast<uint64_t*>(std::realloc(base, static_cast<size_t>(to) * sizeof(uint64_t)));
+  if (!mapped(to)) {
+    return static_cast<uint64_t*>(wo::sized_realloc(base, static_cast<size_t>(from) * sizeof(uint64_t),
+                                                    static_cast<size_t>(to) * sizeof(uint64_t)));
+  }
   if (base && mapped(from)) {
-    return static_cast<uint64_t*>(
-        huge_remap(base, static_cast<size_t>(from) * sizeof(uint64_t), static_cast<size_t>(to) * sizeof(uint64_t)));
+    size_t had = wo::huge_round(static_cast<size_t>(from) * sizeof(uint64_t));
+    size_t more = wo::huge_round(static_cast<size_t>(to) * sizeof(uint64_t)) - had;
+    if (!wo::heap_charge(more)) return nullptr;
+    void* q = huge_remap(base, static_cast<size_t>(from) * sizeof(uint64_t), static_cast<size_t>(to) * sizeof(uint64_t));
+    if (!q) wo::heap_credit(more);
+    return static_cast<uint64_t*>(q);
   }
   uint64_t* p = slots_alloc(to);
   if (p && base) {
     std::memcpy(p, base, static_cast<size_t>(from) * sizeof(uint64_t));
-    std::free(base);
+    wo::sized_free(base, static_cast<size_t>(from) * sizeof(uint64_t));  // malloc's: mapped(from) is false
   }
   return p;
 }

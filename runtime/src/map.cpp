@@ -61,8 +61,10 @@ void map_destroy(void* self) {
     drop_key(m, e.key);
     drop_val(m, e.val);
   }
-  std::free(m->entries);
-  std::free(m->index);
+  // Counted against WO_HEAP_MB by their sizes (heap_cap.h): cap entries, an
+  // index of index_mask + 1 slots (none while index_mask is -1).
+  wo::sized_free(m->entries, static_cast<size_t>(m->cap) * sizeof(WoMapEntry));
+  wo::sized_free(m->index, static_cast<size_t>(m->index_mask + 1) * sizeof(uint32_t));
 }
 
 // Fills a fresh (zeroed) index of size mask + 1 from the live entries,
@@ -73,13 +75,13 @@ void fill_index(WoMap* m, uint32_t* index, int64_t mask) {
     while (index[i] != kEmpty) i = (i + 1) & static_cast<uint64_t>(mask);
     index[i] = static_cast<uint32_t>(n + 1);
   }
-  std::free(m->index);
+  wo::sized_free(m->index, static_cast<size_t>(m->index_mask + 1) * sizeof(uint32_t));
   m->index = index;
   m->index_mask = mask;
 }
 
 uint32_t* new_index(int64_t size) {
-  return static_cast<uint32_t*>(std::calloc(static_cast<size_t>(size), sizeof(uint32_t)));
+  return static_cast<uint32_t*>(wo::sized_calloc(static_cast<size_t>(size), sizeof(uint32_t)));
 }
 
 // Squeezes the holes out of the entry vector (order kept).
@@ -128,9 +130,11 @@ void wo::map_probe::make_room(WoMap* m, uint64_t pending) {
   int64_t size = m->index_mask + 1;
   while (size < 2 * cap) size = size < 8 ? 8 : size * 2;
   uint32_t* index = cap > kMaxEntries ? nullptr : new_index(size);
-  void* entries = index ? std::realloc(m->entries, static_cast<size_t>(cap) * sizeof(WoMapEntry)) : nullptr;
+  void* entries = index ? wo::sized_realloc(m->entries, static_cast<size_t>(m->cap) * sizeof(WoMapEntry),
+                                             static_cast<size_t>(cap) * sizeof(WoMapEntry))
+                        : nullptr;
   if (!entries) {
-    std::free(index);
+    wo::sized_free(index, static_cast<size_t>(size) * sizeof(uint32_t));
     drop_val(m, pending);
     wo::raise_oom();
   }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "heap_cap.h"
 #include "huge_pages.h"
 
 
@@ -182,8 +183,12 @@ void* small_alloc(size_t n) {
   size_t sz = class_size(c);
   if (static_cast<size_t>(k.end[c] - k.bump[c]) < sz) {
     arm_exit_flush();
+    if (!heap_charge(kRun)) return nullptr;  // WO_HEAP_MB: the run is what the heap grows by
     char* run = take_run(c);
-    if (!run) return nullptr;
+    if (!run) {
+      heap_credit(kRun);
+      return nullptr;
+    }
     k.bump[c] = run;
     k.end[c] = run + kRun / sz * sz;
   }

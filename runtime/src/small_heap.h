@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "heap_cap.h"
+
 namespace wo {
 
 inline constexpr size_t kSmallMax = 512;
@@ -41,16 +43,19 @@ inline bool small_owns(const void* p) {
 size_t small_runs_taken();
 
 // A block of at least n bytes (n <= kSmallMax), or NULL when no region can
-// be mapped or the small heap is off (sanitizers): the caller uses malloc.
+// be mapped, the heap's cap refuses a new run (heap_cap.h: a run is charged
+// when a thread takes it), or the small heap is off (sanitizers): the caller
+// uses malloc.
 void* small_alloc(size_t n);
 void small_free(void* p);          // p: small_owns(p)
 size_t small_usable(const void* p);  // p: small_owns(p)
 
 // malloc() for a heap object of n bytes: the small heap's block when it
-// serves n, else malloc's (NULL when malloc fails). heap_free gives it back.
+// serves n, else malloc's, counted against WO_HEAP_MB (NULL when the cap or
+// malloc refuses; heap_cap.h). heap_free gives it back.
 inline void* heap_block(size_t n) {
   void* p = n <= kSmallMax ? small_alloc(n) : nullptr;
-  return p ? p : std::malloc(n);
+  return p ? p : big_alloc(n);
 }
 
 // free() for any block of the program's heap objects.
@@ -58,7 +63,7 @@ inline void heap_free(void* p) {
   if (small_owns(p))
     small_free(p);
   else
-    std::free(p);
+    big_free(p);
 }
 
 }  // namespace wo

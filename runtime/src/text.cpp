@@ -73,13 +73,13 @@ WoText* wo_text_append(WoText* a, WoText* b) {
     size_t want = std::max(needed, have * 2);
     WoText* grown;
     if (small) {  // out of the small heap for good: it only serves fixed sizes
-      grown = static_cast<WoText*>(std::malloc(want));
+      grown = static_cast<WoText*>(wo::big_alloc(want));  // counted (heap_cap.h)
       if (grown) {
         std::memcpy(grown, a, sizeof(WoText) + static_cast<size_t>(a->len) + 1);
         wo::small_free(a);
       }
     } else {
-      grown = static_cast<WoText*>(std::realloc(a, want));
+      grown = static_cast<WoText*>(wo::big_realloc(a, want));
     }
     if (!grown) [[unlikely]] {
       wo_release(a);

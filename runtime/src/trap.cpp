@@ -18,6 +18,7 @@
 #include "common/traps.h"
 #include "backtrace.h"
 #include "heap.h"
+#include "heap_cap.h"
 #include "trap.h"
 #include "sched/sched.h"
 
@@ -40,8 +41,17 @@ std::string index_detail(int64_t index, int64_t length) {
   return "index " + std::to_string(index) + ", length " + std::to_string(length);
 }
 
+// When the heap's ceiling refused (heap_cap.h), an uncaught trap's detail
+// line says so: the message stays "out of memory" (runtime.md §4.1).
 [[noreturn]] void raise_oom() {
-  raise(static_cast<int64_t>(TrapCode::OOM), nullptr, nullptr);
+  std::string detail;
+  if (heap_cap_refused()) {
+    constexpr int64_t kMiB = int64_t{1} << 20;
+    detail = "the VM heap's ceiling: " + std::to_string(heap_cap_bytes() / kMiB) + " MiB (WO_HEAP_MB" +
+             (std::getenv("WO_HEAP_MB") && *std::getenv("WO_HEAP_MB") ? "" : " unset: half of the memory limit") +
+             "), " + std::to_string(heap_used_bytes() / kMiB) + " MiB in use";
+  }
+  raise(static_cast<int64_t>(TrapCode::OOM), nullptr, nullptr, std::move(detail));
 }
 
 [[noreturn]] void raise_null_receiver(const WoSite* site) {
@@ -84,8 +94,12 @@ WoError* make_error(const Trap& t) {
 
 namespace {
 // noexcept: running out of memory while building the record of a trap is
-// beyond recovery (std::terminate).
-WoError* error_from_current_exception() noexcept { return make_error(current_trap()); }
+// beyond recovery (std::terminate); so the heap's ceiling does not apply
+// to it (heap_cap.h): the trap being caught may be that ceiling's.
+WoError* error_from_current_exception() noexcept {
+  HeapCapExempt exempt;
+  return make_error(current_trap());
+}
 }  // namespace
 
 }  // namespace wo

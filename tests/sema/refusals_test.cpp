@@ -62,3 +62,32 @@ TEST_CASE("refusals: what a stored field may hold") {
   CHECK(check("@table\nclass R {\n  n: Int\n}\n@table\nclass T {\n  rs: multi R\n}\nfn main() {}\n") == V{"WO-E403@7:3"});
   CHECK(check("@table\nclass T {\n  xs: multi Int @unique\n}\nfn main() {}\n") == V{"WO-E102@3:3"});
 }
+
+TEST_CASE("refusals: insert/delete of the rows a loop walks is WO-E250, over a query or a backlink") {
+  // Lines 1-9: Shelf with a backlink to Book, a shelf and a book.
+  const std::string kShelves =
+      "@table(durable: false)\nclass Shelf {\n  label: Text\n  books: backlink Book.shelf\n}\n"  // 1-5
+      "@table(durable: false, index: [shelf])\nclass Book {\n  title: Text\n  shelf: ref Shelf\n}\n"  // 6-10
+      "fn main() {\n  let s = insert Shelf { label: \"a\" }\n  insert Book { title: \"x\", shelf: s }\n";  // 11-13
+  // the backlink: delete and insert at the statement, as for a query
+  CHECK(check(kShelves + "  for b in s.books {\n    delete b\n  }\n}\n") == V{"WO-E250@15:5"});
+  CHECK(check(kShelves + "  for b in s.books {\n    insert Book { title: b.title, shelf: s }\n  }\n}\n") ==
+        V{"WO-E250@15:5"});
+  CHECK(check(kShelves + "  for b in from x in Book select x {\n    delete b\n  }\n}\n") == V{"WO-E250@15:5"});
+  // an inner loop over anything else does not hide the cursor
+  CHECK(check(kShelves + "  for b in s.books {\n    for t in [1, 2] {\n      delete b\n    }\n  }\n}\n") ==
+        V{"WO-E250@16:7"});
+  // the backlink's own table (Shelf) is not the one it walks
+  CHECK(check(kShelves + "  for b in s.books {\n    insert Shelf { label: b.title }\n  }\n}\n").empty());
+  // collected first: a multi held in a variable is no cursor; nor is a query
+  // used inside the body, or the backlink read after the loop
+  CHECK(check(kShelves + "  let books = s.books\n  for b in books {\n    delete b\n  }\n}\n").empty());
+  CHECK(check(kShelves + "  for n in [1, 2] {\n    delete s.books[0]\n  }\n  print_int(len(s.books))\n}\n").empty());
+  // the note points at the loop's source
+  auto a = wo_test::analyze_source(kShelves + "  for b in s.books {\n    delete b\n  }\n}\n", "wo-sema-refusals-test");
+  auto ds = a->diags.sorted();
+  REQUIRE(ds.size() == 1);
+  REQUIRE(ds[0].related.size() == 1);
+  CHECK(ds[0].related[0].loc.line == 14);
+  CHECK(ds[0].related[0].loc.col == 12);
+}
