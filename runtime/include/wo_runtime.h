@@ -405,6 +405,17 @@ WoRawRequest* wo_net_read_request(int64_t fd, WoText* carry, int64_t first_ms, i
 // passed mid-write or the peer is gone; CR/LF in a header traps IO.
 bool wo_net_write_response(int64_t fd, int64_t status, WoMap* headers, WoText* body, bool head_only,
                            bool keep_alive, int64_t ms, const WoSite* site);
+// A connection set (runtime/src/http/conns.cpp, docs/decisions/0082): one
+// fiber serves every connection of a listener, one request at a time.
+// Handles are the set's epoll fd, valid on the opening thread only.
+int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, const WoSite* site);
+int64_t wo_net_conns_next(int64_t set, int64_t ms, const WoSite* site);      // ?Int conn: WO_NIL_SCALAR when none
+WoRawRequest* wo_net_conns_take(int64_t set, int64_t conn, const WoSite* site);  // status -1: nothing to take
+int64_t wo_net_conns_served(int64_t set, int64_t conn, const WoSite* site);   // answers so far (-1: unknown)
+bool wo_net_conns_respond(int64_t set, int64_t conn, int64_t status, WoMap* headers, WoText* body, bool head_only,
+                          bool keep_alive, const WoSite* site);              // false: the connection is gone
+void wo_net_conns_release(int64_t set, int64_t conn, const WoSite* site);    // forgotten, not closed
+void wo_net_conns_close(int64_t set, const WoSite* site);                    // every connection closed
 
 // ---- fs, proc (builtins.md §9) --------------------------------------------------
 // OS failures trap IO (9) with strerror(errno) as the message.

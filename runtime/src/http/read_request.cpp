@@ -10,6 +10,7 @@
 #include "../net/fd_io.h"
 #include "../trap.h"
 #include "../sched/io.h"
+#include "raw_request.h"
 #include "request_parser.h"
 #include "scratch.h"
 #include "texts.h"
@@ -17,8 +18,6 @@
 namespace wo::http {
 
 namespace {
-
-constexpr size_t kChunk = size_t{16} << 10;
 
 void destroy_raw_request(void* self) {
   auto* r = static_cast<WoRawRequest*>(self);
@@ -29,6 +28,8 @@ void destroy_raw_request(void* self) {
   wo_release(r->rest);
   wo_release(r->error);
 }
+
+}  // namespace
 
 // A record with every Text field "" and an empty header map.
 WoRawRequest* new_record(int64_t status, const char* error) {
@@ -41,6 +42,28 @@ WoRawRequest* new_record(int64_t status, const char* error) {
   guard.disown();
   return r;
 }
+
+WoRawRequest* build(const char* buf, const RequestParser& p, WoText* body, size_t rest_off, size_t len) {
+  OwnedGuard body_guard(body);
+  WoRawRequest* r = new_record(0, "");
+  OwnedGuard guard(r);
+  r->method = method_text_of(buf + p.method().off, p.method().len);
+  r->target = text_of(buf + p.target().off, p.target().len);
+  for (const Field& f : p.fields()) {
+    WoText* name = lower_text_of(buf + f.name.off, f.name.len);
+    OwnedGuard name_guard(name);  // the map retains a new key
+    wo_map_set(r->headers, reinterpret_cast<uint64_t>(name),
+               reinterpret_cast<uint64_t>(trimmed_text_of(buf + f.value.off, f.value.len)), nullptr);
+  }
+  r->body = static_cast<WoText*>(body_guard.disown());
+  r->rest = text_of(buf + rest_off, len - rest_off);
+  r->keep_alive = p.keep_alive() ? 1 : 0;
+  return static_cast<WoRawRequest*>(guard.disown());
+}
+
+namespace {
+
+constexpr size_t kChunk = size_t{16} << 10;
 
 // What a read that did not deliver bytes means for the request.
 enum class Stop { None, Clean, Bad };
@@ -75,24 +98,6 @@ struct Reader {
 };
 
 WoRawRequest* ended(Stop s, const char* why) { return s == Stop::Clean ? new_record(-1, "") : new_record(400, why); }
-
-WoRawRequest* build(const char* buf, const RequestParser& p, WoText* body, size_t rest_off, size_t len) {
-  OwnedGuard body_guard(body);
-  WoRawRequest* r = new_record(0, "");
-  OwnedGuard guard(r);
-  r->method = method_text_of(buf + p.method().off, p.method().len);
-  r->target = text_of(buf + p.target().off, p.target().len);
-  for (const Field& f : p.fields()) {
-    WoText* name = lower_text_of(buf + f.name.off, f.name.len);
-    OwnedGuard name_guard(name);  // the map retains a new key
-    wo_map_set(r->headers, reinterpret_cast<uint64_t>(name),
-               reinterpret_cast<uint64_t>(trimmed_text_of(buf + f.value.off, f.value.len)), nullptr);
-  }
-  r->body = static_cast<WoText*>(body_guard.disown());
-  r->rest = text_of(buf + rest_off, len - rest_off);
-  r->keep_alive = p.keep_alive() ? 1 : 0;
-  return static_cast<WoRawRequest*>(guard.disown());
-}
 
 }  // namespace
 

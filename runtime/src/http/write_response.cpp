@@ -12,6 +12,7 @@
 #include "../net/fd_io.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "response.h"
 #include "scratch.h"
 #include "texts.h"
 
@@ -74,8 +75,8 @@ const char* reason(int64_t status) {
   }
 }
 
-[[noreturn]] void refuse(const WoSite* site, const std::string& why) {
-  wo::raise(static_cast<int64_t>(TrapCode::IO), site, ("net.write_response: " + why).c_str());
+[[noreturn]] void refuse(const char* what, const WoSite* site, const std::string& why) {
+  wo::raise(static_cast<int64_t>(TrapCode::IO), site, (std::string(what) + ": " + why).c_str());
 }
 
 // RFC 9110 §5.6.2 token characters: what a header name may hold.
@@ -107,16 +108,16 @@ void append_int(Bytes& b, int64_t v) {
 // NUL (response splitting). The builtin writes Connection and Content-Length
 // itself, so the caller's copies of those (and Transfer-Encoding, which would
 // contradict Content-Length) are dropped rather than sent twice.
-void append_header(Bytes& b, const WoText* name, const WoText* value, const WoSite* site) {
-  if (name->len == 0) refuse(site, "empty header name");
+void append_header(Bytes& b, const WoText* name, const WoText* value, const char* what, const WoSite* site) {
+  if (name->len == 0) refuse(what, site, "empty header name");
   for (int64_t i = 0; i < name->len; ++i)
     if (!is_token_char(static_cast<unsigned char>(name->bytes[i])))
-      refuse(site, "header name `" + std::string(name->bytes, static_cast<size_t>(name->len)) +
+      refuse(what, site, "header name `" + std::string(name->bytes, static_cast<size_t>(name->len)) +
                        "` is not an HTTP token");
   for (int64_t i = 0; i < value->len; ++i) {
     char c = value->bytes[i];
     if (c == '\r' || c == '\n' || c == '\0')
-      refuse(site, "CR, LF or NUL in the value of header `" + std::string(name->bytes, static_cast<size_t>(name->len)) + "`");
+      refuse(what, site, "CR, LF or NUL in the value of header `" + std::string(name->bytes, static_cast<size_t>(name->len)) + "`");
   }
   if (equals_lower(name, "connection") || equals_lower(name, "content-length") ||
       equals_lower(name, "transfer-encoding"))
@@ -129,6 +130,23 @@ void append_header(Bytes& b, const WoText* name, const WoText* value, const WoSi
 
 }  // namespace
 
+void response_head(Bytes& head, int64_t status, WoMap* headers, int64_t body_len, bool keep_alive, const char* what,
+                   const WoSite* site) {
+  if (status < 100 || status > 999)
+    wo::raise(static_cast<int64_t>(wo::TrapCode::BOUNDS), site, (std::string(what) + ": status is not a 3-digit code").c_str());
+  append(head, "HTTP/1.1 ");
+  append_int(head, status);
+  head.append(" ", 1);
+  append(head, reason(status));
+  head.append("\r\n", 2);
+  uint64_t k = 0, v = 0;
+  for (int64_t pos = wo_map_iter(headers, 0, &k, &v); pos >= 0; pos = wo_map_iter(headers, pos + 1, &k, &v))
+    append_header(head, reinterpret_cast<const WoText*>(k), reinterpret_cast<const WoText*>(v), what, site);
+  append(head, keep_alive ? "Connection: keep-alive\r\nContent-Length: " : "Connection: close\r\nContent-Length: ");
+  append_int(head, body_len);
+  head.append("\r\n\r\n", 4);
+}
+
 }  // namespace wo::http
 
 extern "C" bool wo_net_write_response(int64_t cfd, int64_t status, WoMap* headers, WoText* body, bool head_only,
@@ -137,23 +155,10 @@ extern "C" bool wo_net_write_response(int64_t cfd, int64_t status, WoMap* header
   int fd = wo::net::checked_fd(cfd, "net.write_response", site);
   wo::need(headers, site);
   wo::need(body, site);
-  if (status < 100 || status > 999)
-    wo::raise(static_cast<int64_t>(wo::TrapCode::BOUNDS), site, "net.write_response: status is not a 3-digit code");
   int64_t deadline = wo::net::deadline_of(ms);  // before serializing: the whole call is bounded
-
   ScratchLease lease;
   Bytes& head = lease->buf;
-  append(head, "HTTP/1.1 ");
-  append_int(head, status);
-  head.append(" ", 1);
-  append(head, reason(status));
-  head.append("\r\n", 2);
-  uint64_t k = 0, v = 0;
-  for (int64_t pos = wo_map_iter(headers, 0, &k, &v); pos >= 0; pos = wo_map_iter(headers, pos + 1, &k, &v))
-    append_header(head, reinterpret_cast<const WoText*>(k), reinterpret_cast<const WoText*>(v), site);
-  append(head, keep_alive ? "Connection: keep-alive\r\nContent-Length: " : "Connection: close\r\nContent-Length: ");
-  append_int(head, body->len);
-  head.append("\r\n\r\n", 4);
+  response_head(head, status, headers, body->len, keep_alive, "net.write_response", site);
 
   iovec iov[2] = {{head.data(), head.size()}, {body->bytes, head_only ? 0 : static_cast<size_t>(body->len)}};
   int err = 0;
