@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg clean
+.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg bench-soak soak-web-app clean
 
 all: build
 
@@ -87,10 +87,23 @@ bench: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/middleware/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/soak/run.sh
 	BUILD_DIR=$(BUILD_DIR) bash bench/libs/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/pg/run.sh || [ $$? -eq 77 ]
 
 # The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
+# Connection churn, the long version: 200,000 short connections against a
+# framework server per shape (one actor per connection, a worker pool,
+# App.serve), each checked for a flat VmRSS and its fds back (bench/soak).
+bench-soak: build
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/soak/run.sh
+
+# The web-app soak, on demand: examples/web-app for SOAK_SECS (600) seconds
+# under a mix of keep-alive load, churn, slow and half-sent requests, flag
+# flips and orders, its VmRSS and fds sampled (bench/soak/web-app-soak.sh).
+soak-web-app: build
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/soak/web-app-soak.sh
+
 bench-actors: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 
