@@ -10,9 +10,9 @@
 #   pool    the same, the workers reused through a pool actor (what
 #           examples/web-app did while actors lived forever)
 #   serve   App.serve, concurrent (decision 0082)
-# and the connection rates side by side (the client, tests/soak/conn_soak.py,
-# is Python on the same machine: a rate compares the shapes, it is not the
-# server's ceiling). The 10-minute web-app soak is bench/soak/web-app-soak.sh
+# and the connection rates and the server's CPU per connection side by side
+# (the client, tests/soak/conn_soak.py, is Python on the same machine: the
+# rate is mostly the client's; the CPU per connection compares the shapes). The 10-minute web-app soak is bench/soak/web-app-soak.sh
 # (`make soak-web-app`).
 #
 # Environment: WOC=PATH (default build/bin/woc), BENCH_SOAK_CONNS=N,
@@ -37,7 +37,9 @@ for mode in actors pool serve; do
   say "$out" | sed "s/^/[$mode] /"
   rate=$(sed -n 's/^connections: .*(\([0-9]*\)\/s)$/\1/p' <<<"$out")
   growth=$(sed -n 's/^VmRSS kB: .*: \([-+][0-9]*\) kB over.*/\1/p' <<<"$out")
-  rec soak "$mode" "conns=$N" "rate=${rate:--}" "rss_growth_kb=${growth:--}" "$([[ $st == 0 ]] && echo ok || echo bad)"
+  cpu_us=$(sed -n 's/^server CPU: .*, \([0-9.]*\) us per connection$/\1/p' <<<"$out")
+  rec soak "$mode" "conns=$N" "rate=${rate:--}" "server_cpu_us_per_conn=${cpu_us:--}" "rss_growth_kb=${growth:--}" \
+    "$([[ $st == 0 ]] && echo ok || echo bad)"
   if [[ $st != 0 ]]; then
     failures+=("$mode: $(tail -1 <<<"$out")")
     woc_failed=1

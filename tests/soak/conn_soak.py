@@ -33,6 +33,13 @@ def rss_kb(pid):
     return -1
 
 
+def cpu_s(pid):
+    """The server's user + system CPU seconds so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fds(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
@@ -105,6 +112,7 @@ def main():
     base_fds = fds(pid)
     rss0 = rss_kb(pid)
     tally = {"ok": 0, "bad": 0, "first_bad": None}
+    cpu0 = cpu_s(pid)
     t0 = time.monotonic()
     run(port, WARMUP, threads, tally)
     fds1 = settle(pid, base_fds)
@@ -114,8 +122,10 @@ def main():
     fds2 = settle(pid, base_fds)
     rss2 = rss_kb(pid)
     t2 = time.monotonic()
+    cpu = cpu_s(pid) - cpu0
     print("connections: %d (%d answered 200, %d not) in %.1f s (%.0f/s)" %
           (n, tally["ok"], tally["bad"], t2 - t0, n / (t2 - t0)))
+    print("server CPU: %.2f s, %.1f us per connection" % (cpu, cpu * 1e6 / n))
     print("VmRSS kB: %d at start, %d after %d, %d after %d: %+d kB over the last %d (%.1f bytes/connection)" %
           (rss0, rss1, WARMUP, rss2, n, rss2 - rss1, n - WARMUP, (rss2 - rss1) * 1024.0 / (n - WARMUP)))
     print("open fds: %d at start, %d after %d, %d at the end" % (base_fds, fds1, WARMUP, fds2))
