@@ -28,6 +28,7 @@
 //                the close (closing with unread bytes would reset the
 //                connection and can destroy the answer, as framework's
 //                `linger` explains)
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ constexpr int64_t kLingerUs = 1000000;
 constexpr int kAcceptBurst = 64;          // accepts per listener event (the listener is level-triggered)
 constexpr int64_t kAcceptPauseUs = 100000;  // out of fds: accepts rest this long
 constexpr size_t kKeepBuffer = size_t{64} << 10;  // an idle connection's buffer grown past this is freed
+constexpr size_t kKeepFields = 256;               // and its header-span vector
 constexpr size_t kNotQueued = SIZE_MAX;
 constexpr uint64_t kListenerTag = UINT64_MAX;
 
@@ -212,6 +214,7 @@ void to_ready(Set* s, Conn* c, WoRawRequest* r) {
   c->st = St::Ready;
   c->started = c->head_done = false;
   c->parser.reset();
+  if (c->fields.capacity() > kKeepFields) std::vector<Field>().swap(c->fields);  // a head of many headers
   c->fields.clear();
   s->deadlines.remove(c);
   s->ready.push_back(c->fd);
@@ -493,6 +496,10 @@ extern "C" {
 int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, const WoSite* site) {
   using namespace wo::http;
   int lfd = wo::net::checked_fd(listener, "net.conns_open", site);
+  // Accepts must never block the thread (net.listen's sockets are non-blocking already).
+  int fl = ::fcntl(lfd, F_GETFL);
+  if (fl < 0 || (!(fl & O_NONBLOCK) && ::fcntl(lfd, F_SETFL, fl | O_NONBLOCK) < 0))
+    wo::net::raise_errno("net.conns_open", errno, site);
   int ep = ::epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) wo::net::raise_errno("net.conns_open: epoll_create1", errno, site);
   epoll_event ev{};
