@@ -43,19 +43,9 @@ if ! "$WOC" build "${SOAK_APP:-$ROOT/examples/web-app}" -o "$tmp/web-app" 2>"$tm
   exit 1
 fi
 mkdir "$tmp/data"
-port=
-for p in $(seq 47800 47860); do
-  WA_TOKEN=s3cr3t WA_IDLE_MS=2000 WO_DATA=$tmp/data "$tmp/web-app" "$p" >"$tmp/out" 2>"$OUTDIR/web-app-soak.log" &
-  server=$!
-  for _ in $(seq 200); do
-    grep -q listening "$tmp/out" 2>/dev/null && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.05
-  done
-  if grep -q "^listening on 127.0.0.1:$p$" "$tmp/out"; then port=$p; break; fi
-  wait "$server" 2>/dev/null
-  server=
-done
+source "$ROOT/tests/lib/listen.sh"  # start_listening
+start_listening 47800 47860 "$tmp/out" "$OUTDIR/web-app-soak.log" \
+  env WA_TOKEN=s3cr3t WA_IDLE_MS=2000 WO_DATA="$tmp/data" "$tmp/web-app" "{port}"
 [[ -n $port ]] || { echo "web-app-soak: the server did not start"; head -5 "$OUTDIR/web-app-soak.log"; exit 1; }
 
 echo "web-app-soak: $SECS s against examples/web-app (pid $server, port $port); samples: $OUTDIR/web-app-soak.tsv"

@@ -144,19 +144,8 @@ if ! "$woc" build "$tmp/app" -o "$tmp/server" 2>"$tmp/build.err"; then
   exit 1
 fi
 
-port=
-for p in $(seq 47700 47760); do
-  WO_SHARDS=2 "$tmp/server" "$mode" "$p" >"$tmp/out" 2>"$tmp/err" &
-  server=$!
-  for _ in $(seq 100); do
-    grep -q listening "$tmp/out" 2>/dev/null && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.05
-  done
-  if grep -q "^listening on 127.0.0.1:$p$" "$tmp/out"; then port=$p; break; fi
-  wait "$server" 2>/dev/null
-  server=
-done
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/listen.sh"  # start_listening
+start_listening 47700 47760 "$tmp/out" "$tmp/err" env WO_SHARDS=2 "$tmp/server" "$mode" "{port}"
 if [[ -z $port ]]; then
   echo "FAIL no server started"; cat "$tmp/err"; exit 1
 fi

@@ -27,6 +27,7 @@ trap cleanup EXIT
 trap '' PIPE
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/expect.sh"
+source "$here/../lib/listen.sh"  # start_listening
 
 mkdir "$tmp/app"
 cat >"$tmp/app/main.wo" <<'WO'
@@ -97,23 +98,11 @@ fi
 # start MODE [jit]: the server on a free port ($port; it traps IO when the
 # port is taken: the next is tried); `jit`: through `woc run`.
 start() {
-  port=
-  for p in $(seq 47610 47660); do
-    if [[ ${2:-} == jit ]]; then
-      WO_EPHEMERAL=1 "$woc" run "$tmp/app" -- "$p" "$1" >"$tmp/out" 2>"$tmp/err" &
-    else
-      WO_EPHEMERAL=1 "$tmp/server" "$p" "$1" >"$tmp/out" 2>"$tmp/err" &
-    fi
-    server=$!
-    for _ in $(seq 200); do
-      grep -q listening "$tmp/out" 2>/dev/null && break
-      kill -0 "$server" 2>/dev/null || break
-      sleep 0.05
-    done
-    if grep -q "^listening on 127.0.0.1:$p$" "$tmp/out"; then port=$p; break; fi
-    wait "$server" 2>/dev/null
-    server=
-  done
+  if [[ ${2:-} == jit ]]; then
+    start_listening 47610 47660 "$tmp/out" "$tmp/err" env WO_EPHEMERAL=1 "$woc" run "$tmp/app" -- "{port}" "$1"
+  else
+    start_listening 47610 47660 "$tmp/out" "$tmp/err" env WO_EPHEMERAL=1 "$tmp/server" "{port}" "$1"
+  fi
   if [[ -z $port ]]; then
     echo "FAIL no server started ($1)"; cat "$tmp/err"; exit 1
   fi
