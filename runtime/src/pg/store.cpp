@@ -183,7 +183,7 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
       if (tx->lock_next >= 0)
         sql_sp += "; SELECT pg_advisory_lock(" + id_lock_key(schema_.classes[static_cast<size_t>(tx->lock_next)].name) + ")";
       PGresult* sp = run_simple(*tx->conn, sql_sp, site, &f);
-      if (!sp) {
+      if (!sp) {  // (a deadlock on the id lock, say: the block has failed, as after a failed read)
         tx->lock_next = -1;
         fail(f, op, site, written);
       }
@@ -484,14 +484,13 @@ void Store::commit(const WoSite* site) {
   if (pq().transactionStatus(tx->conn->pg) == PQTRANS_INERROR)
     trap(TrapCode::DB, site, "PostgreSQL: the transaction failed earlier and was rolled back");
   Failure f;
-  PGresult* r = run_simple(*tx->conn, "COMMIT", site, &f);
+  // The ids are the committed rows' now: the id locks go in the same round
+  // trip (if that fails, the connection is closed, which lets them go).
+  PGresult* r = tx->id_locked.empty()
+                    ? run_simple(*tx->conn, "COMMIT", site, &f)
+                    : run_simple_then(*tx->conn, "COMMIT", "SELECT pg_advisory_unlock_all()", site, &f);
   if (!r) fail(f, Op::Write, site);  // the landing pad aborts: ROLLBACK, the RAM side undone
   pq().clear(r);
-  if (!tx->id_locked.empty()) {  // the ids are the committed rows' now: the id locks go
-    Failure ignore;
-    if (PGresult* u = run_simple(*tx->conn, "SELECT pg_advisory_unlock_all()", nullptr, &ignore)) pq().clear(u);
-    else tx->conn->broken = true;  // closing the session lets them go
-  }
   t_tx = nullptr;
   pool_.give(tx->conn);
   bool ram = tx->engine != nullptr || db::current_tx() != nullptr;
@@ -510,18 +509,19 @@ void Store::abort() noexcept {
       for (int64_t seen = b.load(); seen < id + 1 && !b.compare_exchange_weak(seen, id + 1);) {
       }
     }
+    // One round trip: the ROLLBACK, the burn, the id locks let go. If the
+    // burn fails the connection is closed: its session's locks go, and the
+    // burn is kept in this process only.
+    std::string burn;
+    for (const auto& [cls, id] : tx->taken)
+      burn += "UPDATE wo_ids SET next = GREATEST(next, " + std::to_string(id + 1) + ") WHERE tbl = " +
+              quote_literal(schema_.classes[cls].name) + "; ";
     Failure f;
-    PGresult* r = run_simple(*tx->conn, "ROLLBACK", nullptr, &f);
+    PGresult* r = tx->id_locked.empty()
+                      ? run_simple(*tx->conn, "ROLLBACK", nullptr, &f)
+                      : run_simple_then(*tx->conn, "ROLLBACK", burn + "SELECT pg_advisory_unlock_all()", nullptr, &f);
     if (r) pq().clear(r);
     else tx->conn->broken = true;  // the server ends the transaction with the connection
-    if (r && !tx->id_locked.empty()) {
-      std::string burn;
-      for (const auto& [cls, id] : tx->taken)
-        burn += "UPDATE wo_ids SET next = GREATEST(next, " + std::to_string(id + 1) + ") WHERE tbl = " +
-                quote_literal(schema_.classes[cls].name) + "; ";
-      if (PGresult* b = run_simple(*tx->conn, burn + "SELECT pg_advisory_unlock_all()", nullptr, &f)) pq().clear(b);
-      else tx->conn->broken = true;  // the session ends: its id locks go (the burn kept in this process only)
-    }
     t_tx = nullptr;
     pool_.give(tx->conn);
     delete tx;
