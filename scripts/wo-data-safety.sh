@@ -73,8 +73,8 @@ for mode in jit native; do
   printf 'not a log either\n' >"$d/dir/shard-0.wal"
   refused "$d/dir" "$d/dir/shard-0.wal" "is not a wo store"
 
-  printf '\x89WODB\r\n\x1a\x04\x00\x00\x00\x00\x00\x00\x00written by a later woc' >"$d/future.wal"
-  refused "$d/future.wal" "$d/future.wal" "was written by a newer version of the store (file format 4"
+  printf '\x89WODB\r\n\x1a\x05\x00\x00\x00\x00\x00\x00\x00written by a later woc' >"$d/future.wal"
+  refused "$d/future.wal" "$d/future.wal" "was written by a newer version of the store (file format 5"
 
   cp "$root/tests/db/assets/legacy-notes.wal" "$d/legacy.wal"
   printf 'a file of the user that happens to have this name\n' >"$d/legacy.wal.compact"
@@ -83,7 +83,7 @@ for mode in jit native; do
   rm "$d/legacy.wal.compact"
   run "$d/legacy.wal"
   prints 3
-  grep -qF "wo: $d/legacy.wal upgraded to store file format 3" "$tmp/err" || fail "no upgrade notice"
+  grep -qF "wo: $d/legacy.wal upgraded to store file format 4" "$tmp/err" || fail "no upgrade notice"
   [[ $(header "$d/legacy.wal") == "$magic" ]] || fail "the upgraded log does not start with the header"
   run "$d/legacy.wal"
   prints 4

@@ -167,8 +167,10 @@ bool wo_db_checkpoint(void);
 // transaction), sharing one fdatasync with concurrent committers.
 
 // `insert C { ... }`: `values` holds one word per field (borrowed). Returns
-// the new row's id: 1, 2, 3, ... per class, never reused; a trapping insert
-// consumes none. Traps UNIQUE, FK (missing ref target), DB, OOM.
+// the new row's id: 1, 2, 3, ... per class, never reused (also across
+// checkpoints and restarts); a trapping insert consumes none, an insert in a
+// transaction that aborts burns its id. Traps UNIQUE, FK (missing ref
+// target), DB, OOM.
 int64_t wo_db_insert(uint32_t cls, const uint64_t* values, const WoSite* site);
 
 // `row.field = value` (value borrowed). Logged as the whole row. Traps DB
@@ -255,8 +257,10 @@ void wo_tx_begin(const WoSite* site);
 // written; the landing pad then aborts.
 void wo_tx_commit(const WoSite* site);
 // Undoes every insert, update and delete of the open transaction in RAM,
-// indexes and id counters included (the next insert reuses the ids the
-// block took), and closes it. Never traps; a no-op when none is open.
+// indexes included, and closes it. The ids the block's inserts took are
+// burnt, not given back: the next insert gets a fresh id, so a handle kept
+// from the block never names a later row (docs/decisions/0080). Never
+// traps; a no-op when none is open.
 void wo_tx_abort(void);
 bool wo_tx_active(void);
 // For a fiber scheduler: take the calling thread's open transaction (NULL

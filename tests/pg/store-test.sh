@@ -75,7 +75,7 @@ fresh
 
 # 3. Traps and messages: the corpus's fixtures, their expected output unchanged, with WO_DATA naming a database.
 for fx in db-trap-messages db-unique-insert-uncaught db-unique-update-caught db-fk-delete-uncaught db-fk-nullable-release \
-  db-insert-failed-no-id db-delete-twice-uncaught tx-abort-ids-reused tx-abort-undo-delete tx-try-inside-keeps-alive \
+  db-insert-failed-no-id db-delete-twice-uncaught tx-abort-ids-burnt tx-abort-undo-delete tx-try-inside-keeps-alive \
   query-range-bounds query-order-text query-order-float query-order-stable; do
   fresh
   cp -r "$HERE/corpus/run/$fx" "$T/$fx"
@@ -92,18 +92,18 @@ for f in "$T"/*.failed; do
   bad "$fx: $(head -12 "$T/$fx.log")"
 done
 
-# 4. An uncaught trap inside transaction { } leaves nothing, and gives its ids back.
+# 4. An uncaught trap inside transaction { } leaves nothing, and burns its ids (decision 0080).
 fresh
 run "$P/tx_trap.wo"
 [[ $st -eq 1 ]] && grep -q '^trap 1 in boom' "$T/err" || bad "tx_trap: exit $st, $(head -1 "$T/err")"
 [[ $(q "select string_agg(n::text, ',') from items") == 1 ]] || bad "the trapped block left rows: $(q 'select n from items')"
-[[ $(q "select next from wo_ids where tbl = 'items'") == 2 ]] || bad "the trapped block consumed ids"
+[[ $(q "select next from wo_ids where tbl = 'items'") == 4 ]] || bad "the trapped block's ids (2, 3) were not burnt"
 
 # A block over a durable and a volatile table: a trap undoes both parts, a commit keeps both.
 fresh
 run "$P/tx_mixed.wo"
-[[ $st -eq 0 && $(cat "$T/out" | tr '\n' ' ') == '1 2 1 1 2 2 ' ]] || bad "tx_mixed: exit $st, $(cat "$T/out" | tr '\n' ' ') $(head -2 "$T/err")"
-[[ $(q "select string_agg(id || ':' || n, ',' order by id) from orders") == 1:2,2:3 ]] || bad "tx_mixed rows: $(q 'select id, n from orders')"
+[[ $st -eq 0 && $(cat "$T/out" | tr '\n' ' ') == '1 2 1 1 2 3 ' ]] || bad "tx_mixed: exit $st, $(cat "$T/out" | tr '\n' ' ') $(head -2 "$T/err")"
+[[ $(q "select string_agg(id || ':' || n, ',' order by id) from orders") == 2:2,3:3 ]] || bad "tx_mixed rows: $(q 'select id, n from orders')"
 
 # A volatile table's ref to a durable row: deletes raced against links from another shard never
 # leave a login without its account (two runs, each on its own database, at once).

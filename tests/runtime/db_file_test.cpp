@@ -11,6 +11,7 @@
 
 #include "runtime/src/db/codec.h"
 #include "runtime/src/db/file_header.h"
+#include "runtime/src/db/frame.h"
 #include "support.h"
 #include "tests/db/db_test_support.h"
 
@@ -112,9 +113,9 @@ TEST_CASE("a header from a newer format, or a damaged one, is refused untouched"
   std::string h = wo::db::file_header();
   REQUIRE(h.size() == wo::db::kHeaderSize);
   std::string newer = h;
-  newer[8] = 4;
+  newer[8] = 5;
   write_file(path, newer + "frames of the future");
-  refused(path, "written by a newer version of the store (file format 4; this runtime reads formats 1 to 3)");
+  refused(path, "written by a newer version of the store (file format 5; this runtime reads formats 1 to 4)");
   std::string zero = h;
   zero[8] = 0;
   write_file(path, zero + std::string(64, '\0'));
@@ -173,7 +174,7 @@ TEST_CASE("a log of the earlier, headerless format opens with its rows and is re
     CHECK(ins(0, {70, "after the upgrade", 0.5, V::nil_text()}) == 7);
     wo_db_close();
   });
-  CHECK(err == "wo: " + path + " upgraded to store file format 3 (it now starts with a header)\n");
+  CHECK(err == "wo: " + path + " upgraded to store file format 4 (it now starts with a header)\n");
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   CHECK_FALSE(exists(path + ".compact"));
   Open db(it.s.get(), path);
@@ -211,7 +212,7 @@ std::string v2_log() {
 }
 
 // A store of format 2 (the header; a checkpoint, then the log; IEEE CRCs):
-// read under its own CRC, rewritten as format 3 at open (appending CRC-32C
+// read under its own CRC, rewritten in the current format at open (appending CRC-32C
 // frames to it would leave a file that a format-2 runtime misreads as torn).
 TEST_CASE("a store of format 2 (IEEE CRC-32 frames) opens with its rows and is rewritten with CRC-32C") {
   TempDir dir;
@@ -229,7 +230,7 @@ TEST_CASE("a store of format 2 (IEEE CRC-32 frames) opens with its rows and is r
     CHECK(ins(0, {90, "after format 3", 0.25, V::nil_text()}) == 7);
     wo_db_close();
   });
-  CHECK(err == "wo: " + path + " upgraded to store file format 3 (its frames now carry CRC-32C)\n");
+  CHECK(err == "wo: " + path + " upgraded to store file format 4 (its frames now carry CRC-32C)\n");
   std::string now = read_file(path);
   CHECK(now.substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   // Every frame of the rewritten file passes CRC-32C (and so none passes the old CRC).
@@ -255,6 +256,50 @@ TEST_CASE("a store of format 2 (IEEE CRC-32 frames) opens with its rows and is r
   Open db(it.s.get(), path);
   REQUIRE(db.rc == 0);
   CHECK(dump() == want);
+}
+
+// A store of format 3 (tests/db/assets/v3-items.wal: a checkpoint's ROWS
+// and marks, then the log; written by the last runtime of format 3) is
+// already a store of format 4, which only adds the NEXT_ID frame (decision
+// 0080): it opens as it is, and only its header's version is rewritten, so
+// a runtime of format 3 refuses it from then on instead of finding a frame
+// kind it does not know. A NEXT_ID frame in a file still of format 3 is
+// corruption.
+TEST_CASE("a store of format 3 opens as it is and only its header's version changes") {
+  TempDir dir;
+  Items it;
+  std::string path = dir.file("v3.wal");
+  std::string log = read_file(std::string(WO_DB_ASSETS) + "/v3-items.wal");
+  REQUIRE(log.size() == 708);
+  REQUIRE(static_cast<uint8_t>(log[8]) == 3);
+  write_file(path, log);
+  std::string err = wotest::capture_fd(2, [&] {
+    WoDbConfig cfg{};
+    cfg.data = path.c_str();
+    char buf[512] = "";
+    REQUIRE(wo_db_open(it.s.get(), &cfg, buf, sizeof buf) == 0);
+    CHECK(dump() == kLegacyRows);
+    std::string now = read_file(path);
+    CHECK(now.substr(0, wo::db::kHeaderSize) == wo::db::file_header());
+    CHECK(now.substr(wo::db::kHeaderSize) == log.substr(wo::db::kHeaderSize));  // every frame as it was
+    CHECK(ins(0, {70, "after format 3", 0.5, V::nil_text()}) == 7);
+    wo_db_close();
+  });
+  CHECK(err == "wo: " + path + " upgraded to store file format 4 (its header only)\n");
+  {
+    Open db(it.s.get(), path);
+    REQUIRE(db.rc == 0);
+    CHECK(ins(0, {80, "again", 0.5, V::nil_text()}) == 8);
+  }
+
+  std::string mark;
+  wo::db::put_u8(mark, wo::db::kNextId);
+  wo::db::put_u32(mark, 0);
+  wo::db::put_u64(mark, 9);
+  std::string v3_with_mark = log;
+  wo::db::append_frame(v3_with_mark, mark);
+  write_file(dir.file("marked.wal"), v3_with_mark);
+  refused(dir.file("marked.wal"), "a next-id mark in a file of format 3 or earlier");
 }
 
 TEST_CASE("a format-2 store keeps its torn-tail and corruption rules under its own CRC") {
@@ -440,7 +485,7 @@ TEST_CASE("an earlier-format log whose schema changed is migrated and upgraded i
     wo_db_close();
   });
   CHECK(err.find("wo: schema migrated (" + path + ")\n") != std::string::npos);
-  CHECK(err.find("wo: " + path + " upgraded to store file format 3") != std::string::npos);
+  CHECK(err.find("wo: " + path + " upgraded to store file format 4") != std::string::npos);
   CHECK(read_file(path).substr(0, wo::db::kHeaderSize) == wo::db::file_header());
   Open db(it.s.get(), path);
   REQUIRE(db.rc == 0);

@@ -135,6 +135,15 @@ bool CheckpointFile::encode_slice(const Store& store) {
       append_frame(buf_, rows_);
     }
     if (next_id_ < t.next_id) break;  // the slice is full
+    // The class is done: its next id, which its rows need not tell (the
+    // last ids deleted, or burnt by an aborted transaction). Read now, under
+    // the lock that saw its last rows: an id handed out later is in the log
+    // copied after the snapshot.
+    rows_.clear();
+    put_u8(rows_, kNextId);
+    put_u32(rows_, def.id);
+    put_u64(rows_, static_cast<uint64_t>(t.next_id));
+    append_frame(buf_, rows_);
   }
   slices_++;
   max_slice_rows_ = std::max<uint64_t>(max_slice_rows_, rows);

@@ -1,10 +1,12 @@
-// Checkpoint (runtime.md §1.13, file format 3: docs/decisions/0050, 0051),
-// also used to rewrite the log after a schema migration or to give a log of
-// an earlier format the current header. `<log>.compact` gets the file header
-// (synced first), the schema head, the snapshot as ROWS frames (each up to
-// 4096 rows of one class), SNAPSHOT_END, the log bytes written while the
-// snapshot was taken, and CAUGHT_UP; it is fsynced and renamed over the log,
-// and then the directory is fsynced. A crash at any point leaves either the
+// Checkpoint (runtime.md §1.13, file format 3: docs/decisions/0050, 0051;
+// format 4: 0080), also used to rewrite the log after a schema migration or
+// to give a log of an earlier format the current header. `<log>.compact`
+// gets the file header (synced first), the schema head, the snapshot as ROWS
+// frames (each up to 4096 rows of one class) and after each durable class's
+// rows its NEXT_ID (ids past the last live row are never handed out again),
+// SNAPSHOT_END, the log bytes written while the snapshot was taken, and
+// CAUGHT_UP; it is fsynced and renamed over the log, and then the directory
+// is fsynced. A crash at any point leaves either the
 // old or the new log complete; a stale `.compact` is deleted at the next open.
 // While a live store installs it, commits go on into both files (LogFile's
 // mirror, docs/decisions/0074), so both stay complete until the switch.

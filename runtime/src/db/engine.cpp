@@ -228,6 +228,11 @@ int Engine::open_log(const std::string& path, bool quiet, std::string* err) {
       notice(quiet, "wo: " + path + " upgraded to store file format " + std::to_string(kFileVersion) +
                         (file.version == 1 ? " (it now starts with a header)" : " (its frames now carry CRC-32C)"));
   } else {
+    if (file.kind == FileKind::Store && file.version < kFileVersion) {  // format 3: the header alone
+      if (!log_->upgrade_header(err)) return 2;
+      notice(quiet, "wo: " + path + " upgraded to store file format " + std::to_string(kFileVersion) +
+                        " (its header only)");
+    }
     log_->set_end(res.end);
     head_written_ = res.has_head;
     // A log that starts with a checkpoint: the ratio counts from it, so a

@@ -24,17 +24,17 @@ FileCheck classify_file(const uint8_t* data, size_t size) {
     // The header is written first and synced before anything else, so a
     // crash while it was written leaves at most its bytes, some of them
     // possibly still zero (a size that reached the disk before the data).
-    // (Also a version-2 header torn so: the byte at 8 was 2 then.)
+    // (Also a version-2 or -3 header torn so: the byte at 8 was 2 or 3 then.)
     bool torn = true;
     for (size_t i = 0; i < size && torn; ++i)
-      torn = data[i] == 0 || data[i] == static_cast<uint8_t>(ours[i]) || (i == 8 && data[i] == 2);
+      torn = data[i] == 0 || data[i] == static_cast<uint8_t>(ours[i]) || (i == 8 && (data[i] == 2 || data[i] == 3));
     if (torn && size < kHeaderSize) return {FileKind::Fresh};
     if (torn && std::string_view(reinterpret_cast<const char*>(data), size) != ours) return {FileKind::Fresh};
   }
   if (size >= kHeaderSize && std::memcmp(data, kMagic, sizeof kMagic) == 0) {
     uint32_t version = load_u32(data + 8);
     uint32_t flags = load_u32(data + 12);
-    if (version == kFileVersion && flags == 0) return {FileKind::Store, version};
+    if ((version == kFileVersion || version == 3) && flags == 0) return {FileKind::Store, version};
     if (version == 2 && flags == 0) return {FileKind::Legacy, version, kHeaderSize, FrameSum::Crc32};
     if (version > kFileVersion) return {FileKind::Newer, version};
     return {FileKind::Damaged, version};

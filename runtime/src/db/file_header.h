@@ -11,7 +11,10 @@
 // read (recognised by a valid first frame) and rewritten with a header.
 // Version 2 is the header with frames under the IEEE CRC-32; version 3 sums
 // them with CRC-32C (docs/decisions/0054): a version-2 file is read with its
-// own CRC and rewritten in the current format, like a version-1 one.
+// own CRC and rewritten in the current format, like a version-1 one. Version
+// 4 adds the NEXT_ID frame (frame.h, docs/decisions/0080); a version-3 file
+// is one already, so it is read as it is and only its header's version is
+// rewritten (one byte) before anything is appended.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,12 +25,14 @@
 namespace wo::db {
 
 inline constexpr size_t kHeaderSize = 16;
-inline constexpr uint32_t kFileVersion = 3;  // 1: the headerless log (frames from offset 0)
+inline constexpr uint32_t kFileVersion = 4;  // 1: the headerless log (frames from offset 0)
 // 2: header + frames of kinds 1-6 under the IEEE CRC-32; 3 adds the
 // checkpoint frames (frame.h) and sums every frame with CRC-32C. A file of
 // version 2 is read under its own CRC and rewritten as version 3 at open
 // (the Legacy path), so no file ever mixes the two checksums and a runtime
 // that reads only version 2 refuses the file instead of misreading it.
+// 4 adds NEXT_ID: a runtime of version 3 refuses a file that may hold one
+// as "written by a newer version" rather than as corruption.
 
 // The header this runtime writes.
 std::string file_header();
@@ -36,7 +41,8 @@ std::string file_header();
 enum class FileKind {
   Fresh,    // empty, or a header torn while it was created (shorter than or
             // as long as the header, every byte ours or zero): initialise it
-  Store,    // our header, this version: frames from kHeaderSize
+  Store,    // our header, this version or 3 (version says which; a 3 gets the
+            // current header before anything is appended): frames from kHeaderSize
   Legacy,   // an earlier version (1: a valid frame at offset 0; 2: our header
             // with IEEE CRCs): replay it from `start` under `sum`, then rewrite
   Newer,    // our magic with a version this runtime does not read

@@ -14,6 +14,11 @@
 // and 9 CAUGHT_UP (both class_id 0, row_id 0, no body): the log bytes copied
 // between them were written while the snapshot was taken, and replay applies
 // them idempotently (see replay.h).
+// File format 4 adds 10 NEXT_ID (class_id, row_id = the class's next id, no
+// body): replay leaves that class's next id at least there. A checkpoint
+// writes one per durable table (its rows alone do not tell an id past the
+// last live row), and an aborted transaction stages one per durable table it
+// inserted into, whose ids it burns (docs/decisions/0080).
 // One group commit writes exactly one frame: a lone record as a plain frame,
 // anything more (several writers' records, a transaction) as one GROUP under
 // one CRC. So a torn write loses the whole batch or nothing, a transaction
@@ -28,7 +33,7 @@ namespace wo::db {
 
 inline constexpr uint32_t kMark = 0x574F4C31;  // "WOL1" little-endian
 enum RecordKind : uint8_t { kInsert = 1, kRemove = 2, kUpdate = 3, kDelta = 4, kSchema = 5, kGroup = 6,
-                          kRows = 7, kSnapshotEnd = 8, kCaughtUp = 9 };
+                          kRows = 7, kSnapshotEnd = 8, kCaughtUp = 9, kNextId = 10 };
 inline constexpr size_t kPayloadHeader = 13;
 inline constexpr size_t kFrameOverhead = 12;
 // A staging buffer starts with this much room, so the frame header can be

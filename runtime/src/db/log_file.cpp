@@ -160,6 +160,16 @@ void LogFile::initialise() {
   size_ = end_ = h.size();
 }
 
+bool LogFile::upgrade_header(std::string* err) {
+  // Only the version differs (3 → 4, one byte), so a crash leaves one
+  // header or the other, and both are read the same.
+  std::string h = file_header();
+  if (::pwrite(fd_, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()) || ::fdatasync(fd_) != 0)
+    return refuse(err, "cannot upgrade the log " + path_ + " to store file format " + std::to_string(kFileVersion) +
+                           ": " + std::strerror(errno ? errno : EIO));
+  return true;
+}
+
 void LogFile::write_at(int fd, uint64_t end, uint64_t* size, std::string_view bytes, uint64_t nrec,
                        const std::string& name) {
   static const char zeros[64 << 10] = {};

@@ -42,6 +42,10 @@ class LogFile {
   // directory synced (the file's name is durable only then). For a new file
   // or one whose header was torn while it was created. Exits 74 on failure.
   void initialise();
+  // Gives a log of file format 3 the current header (format 4 only adds a
+  // frame kind, decision 0080): its version byte rewritten and synced,
+  // before anything is appended. false with *err (nothing else written).
+  bool upgrade_header(std::string* err);
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   uint64_t end() const { return end_; }     // where the next frame goes

@@ -23,8 +23,8 @@ namespace {
 
 class Replayer {
  public:
-  Replayer(const Schema& program, Store& store, ReplayResult* out, bool v3)
-      : program_(program), store_(store), out_(out), v3_(v3), max_id_(store.size(), 0) {}
+  Replayer(const Schema& program, Store& store, ReplayResult* out, uint32_t version)
+      : program_(program), store_(store), out_(out), v3_(version >= 3), v4_(version >= 4), max_id_(store.size(), 0) {}
 
   // Applies one frame's payload; a message for the corruption otherwise.
   bool frame(std::string_view payload, size_t end, std::string* why) {
@@ -67,8 +67,9 @@ class Replayer {
   // refused migration) rather than from damaged records.
   bool refused() const { return refused_; }
 
-  // The ids, the indexes (in bulk, unless the caller builds them) and the
-  // ref counts.
+  // The ids (past every id a record named: rows inserted, even if removed
+  // since, and the NEXT_ID marks), the indexes (in bulk, unless the caller
+  // builds them) and the ref counts.
   bool finish(bool indexes, std::string* why) {
     if (!blocks_.empty() && !load_blocks(why)) return false;  // a snapshot without its end (not written so)
     for (size_t c = 0; c < store_.size(); ++c) {
@@ -271,9 +272,15 @@ class Replayer {
       if (!v3_) phase_ = Phase::Log;  // no snapshot frames in older files
       return !refused_;
     }
-    if (phase_ == Phase::Snapshot) phase_ = Phase::Log;  // a log without a snapshot
     const ClassMap* m = target(cls, why);
     if (!m) return false;
+    if (kind == kNextId) {  // anywhere after the head, in a snapshot too (a mark, not a record)
+      if (!v4_) return fail(why, "a next-id mark in a file of format 3 or earlier");
+      if (id < 1 || !r.done()) return fail(why, "bad next-id mark" + where(store_.table(m->target), id));
+      max_id_[m->target] = std::max(max_id_[m->target], id - 1);
+      return true;
+    }
+    if (phase_ == Phase::Snapshot) phase_ = Phase::Log;  // a log without a snapshot
     const ClassDef& from = log_schema_.classes[m->log_index];
     Table& t = store_.table(m->target);
     out_->records++;
@@ -312,7 +319,7 @@ class Replayer {
   const Schema& program_;
   Store& store_;
   ReplayResult* out_;
-  bool v3_;
+  bool v3_, v4_;
   Phase phase_ = Phase::Snapshot;
   Schema log_schema_;
   std::vector<int64_t> max_id_;
@@ -331,7 +338,7 @@ bool replay(const uint8_t* data, size_t size, size_t start, uint32_t version, co
   // Blobs take at most about twice their bytes in the file (an 8-byte
   // length for a 4-byte one, 8-byte alignment); address space only.
   store.boot_arena().open(2 * size + (size_t{64} << 20));
-  Replayer rp(program, store, out, version >= 3);
+  Replayer rp(program, store, out, version);
   size_t off = start;
   for (;;) {
     std::string_view payload;

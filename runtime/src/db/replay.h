@@ -12,6 +12,11 @@
 // whatever was there, REMOVE of a missing row and the lazily written schema
 // head are no-ops. Everywhere else the strict rules below hold.
 //
+// Each table's next id ends past every id a record named (an INSERT's row,
+// even if a later REMOVE took it away) and at least at its NEXT_ID marks
+// (format 4: a checkpoint's, an aborted transaction's; docs/decisions/0080),
+// so no id is handed out twice, whatever the log was cut down to.
+//
 // The end of the log is the first frame that is short, has len 0, fails its
 // CRC or lacks its mark. That is a torn tail (the one write in flight at the
 // crash: everything before it is applied, nothing after) unless a valid frame

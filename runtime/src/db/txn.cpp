@@ -1,9 +1,13 @@
 // transaction { } (runtime.md §2.2): begin takes the store's gate for this
 // thread, statements apply to RAM at once (read-your-writes) and log into
 // the transaction, commit stages the block as one unit and waits for its
-// one fdatasync, abort walks the undo log backwards.
+// one fdatasync, abort walks the undo log backwards. The ids the block's
+// inserts took are burnt, not given back (docs/decisions/0080): a handle
+// kept from the block must never name a later row.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "../trap.h"
 #include "common/traps.h"
@@ -67,8 +71,7 @@ void Engine::undo(Tx& tx) {
     const ClassDef& c = t.def();
     switch (u.op) {
       case Undo::Insert:
-        store_.destroy(t, u.id);
-        t.next_id = u.id;  // walking backwards, this ends at the block's first id
+        store_.destroy(t, u.id);  // its id stays taken: t.next_id does not go back
         break;
       case Undo::Update:
         word_free(c.fields[u.field], store_.set_field(t, u.id, u.field, u.old));
@@ -82,12 +85,37 @@ void Engine::undo(Tx& tx) {
   }
 }
 
+// The burnt ids on their way to the log: one NEXT_ID per durable table the
+// block inserted into, staged as one unit that nobody waits for (nothing of
+// the block is acknowledged); the next round writes it, at the latest the
+// flush at the program's end or at close. A crash before that round forgets
+// them, as it forgets the block. Best effort: a failure to stage (memory)
+// leaves them burnt in RAM only.
+void Engine::log_burnt_ids(const Tx& tx) {
+  std::string recs;
+  uint32_t n = 0;
+  std::vector<uint32_t> seen;
+  for (const Undo& u : tx.undo) {
+    if (u.op != Undo::Insert || std::find(seen.begin(), seen.end(), u.cls) != seen.end()) continue;
+    seen.push_back(u.cls);
+    const Table& t = store_.table(u.cls);
+    if (!logged(t)) continue;
+    end_record(recs, begin_record(recs, kNextId, t.def().id, static_cast<uint64_t>(t.next_id)));
+    n++;
+  }
+  if (n) stage_unit(recs, n);
+}
+
 void Engine::abort() noexcept {
   Tx* tx = current_tx();
   if (!tx) return;
   note_thread();
   try {
     std::unique_lock lk(mu_);
+    try {
+      log_burnt_ids(*tx);
+    } catch (...) {  // an OOM trap: the ids stay burnt in RAM
+    }
     undo(*tx);
     release_gate();
   } catch (...) {

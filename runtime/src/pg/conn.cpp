@@ -69,38 +69,69 @@ bool await(Conn& c, int64_t deadline_ms, const WoSite* site, Failure* f) {
   }
 }
 
-// Every result of the query sent; the first one is kept.
-PGresult* collect(Conn& c, int64_t deadline_ms, const WoSite* site, Failure* f) {
+// A failed result into *f (NULL): its SQLSTATE, constraint and message.
+PGresult* failed(Conn& c, PGresult* r, Failure* f) {
+  const char* code = pq().resultErrorField(r, PG_DIAG_SQLSTATE);
+  const char* cons = pq().resultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
+  const char* prim = pq().resultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+  f->sqlstate = code ? code : "";
+  f->constraint = cons ? cons : "";
+  f->message = prim ? prim : first_line(pq().resultErrorMessage(r));
+  f->connection = false;
+  pq().clear(r);
+  if (pq().status(c.pg) != CONNECTION_OK) {
+    c.broken = true;
+    f->connection = true;
+  }
+  return nullptr;
+}
+
+bool ok(PGresult* r) {
+  ExecStatusType st = pq().resultStatus(r);
+  return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+}
+
+// Every result of the query sent (several statements give several; after
+// a failed one the server skips the rest). The first result is kept and
+// returned; a failure of any statement fails the call. With
+// `first_decides` the first statement alone decides: a later statement's
+// failure, or a connection lost after the first answer, marks the
+// connection broken (closing it ends the session) but returns the first.
+PGresult* collect(Conn& c, int64_t deadline_ms, const WoSite* site, Failure* f, bool first_decides = false) {
   PGresult* keep = nullptr;
+  PGresult* bad = nullptr;  // the first failed result after `keep`
   for (;;) {
     if (!await(c, deadline_ms, site, f)) {
+      if (keep && first_decides && ok(keep)) {
+        if (bad) pq().clear(bad);
+        return keep;  // await marked the connection broken
+      }
       if (keep) pq().clear(keep);
+      if (bad) pq().clear(bad);
       return nullptr;
     }
     PGresult* r = pq().getResult(c.pg);
     if (!r) break;
     if (!keep) keep = r;
+    else if (!bad && !ok(r)) bad = r;
     else pq().clear(r);
   }
   if (!keep) {
     conn_failed(c, f, "");
     return nullptr;
   }
-  ExecStatusType st = pq().resultStatus(keep);
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return keep;
-  const char* code = pq().resultErrorField(keep, PG_DIAG_SQLSTATE);
-  const char* cons = pq().resultErrorField(keep, PG_DIAG_CONSTRAINT_NAME);
-  const char* prim = pq().resultErrorField(keep, PG_DIAG_MESSAGE_PRIMARY);
-  f->sqlstate = code ? code : "";
-  f->constraint = cons ? cons : "";
-  f->message = prim ? prim : first_line(pq().resultErrorMessage(keep));
-  f->connection = false;
-  pq().clear(keep);
-  if (pq().status(c.pg) != CONNECTION_OK) {
-    c.broken = true;
-    f->connection = true;
+  if (!ok(keep)) {
+    if (bad) pq().clear(bad);
+    return failed(c, keep, f);
   }
-  return nullptr;
+  if (!bad) return keep;
+  if (first_decides) {
+    pq().clear(bad);
+    c.broken = true;
+    return keep;
+  }
+  pq().clear(keep);
+  return failed(c, bad, f);
 }
 
 }  // namespace
@@ -158,6 +189,18 @@ PGresult* run_simple(Conn& c, const std::string& sql, const WoSite* site, Failur
     return nullptr;
   }
   return collect(c, now_ms() + kAnswerMs, site, f);
+}
+
+PGresult* run_simple_then(Conn& c, const std::string& first, const std::string& then, const WoSite* site, Failure* f) {
+  if (c.broken) {
+    conn_failed(c, f, "the connection to the server was lost");
+    return nullptr;
+  }
+  if (!pq().sendQuery(c.pg, (first + "; " + then).c_str())) {
+    conn_failed(c, f, "");
+    return nullptr;
+  }
+  return collect(c, now_ms() + kAnswerMs, site, f, true);
 }
 
 Pool::~Pool() {

@@ -57,8 +57,14 @@ int statement_number(const std::string& sql);
 // first use) with binary results. NULL and *fail set on any failure; a
 // connection failure also marks the connection broken.
 PGresult* run(Conn& c, const std::string& sql, const std::vector<Param>& ps, const WoSite* site, Failure* fail);
-// A plain query without parameters (BEGIN, COMMIT, DDL), text results.
+// A plain query without parameters (BEGIN, COMMIT, DDL), text results;
+// several statements fail if any one fails, and return the first's result.
 PGresult* run_simple(Conn& c, const std::string& sql, const WoSite* site, Failure* fail);
+// `first`, then `then` in the same round trip; `first` alone decides the
+// result. A failure of `then` (or a connection lost after `first`'s answer)
+// marks the connection broken, so the pool closes it and its session ends.
+PGresult* run_simple_then(Conn& c, const std::string& first, const std::string& then, const WoSite* site,
+                          Failure* fail);
 
 // The most connections one process holds open. Many woc processes share
 // one server, whose max_connections (100 by default) is for all of them; a

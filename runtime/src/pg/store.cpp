@@ -3,6 +3,7 @@
 // and results, on a pooled connection or on the open transaction's.
 #include "store.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "result.h"
@@ -34,8 +35,27 @@ struct TxState {
   Conn* conn = nullptr;
   db::Tx* engine = nullptr;   // the engine's side (RAM tables), if the block touched one
   bool savepoint = false;     // a savepoint `wo_s` is set (released by the next write)
+  // Ids (decision 0080): the classes whose id lock this session holds, the
+  // one the next write's savepoint statement takes (-1: none), and the
+  // highest id the block's inserts took per class (burnt if it aborts).
+  std::vector<uint32_t> id_locked;
+  int64_t lock_next = -1;
+  std::vector<std::pair<uint32_t, int64_t>> taken;
 };
 thread_local TxState* t_tx = nullptr;
+
+// A class's id lock: a PostgreSQL advisory lock keyed by its table's name
+// (FNV-1a, in a key space of its own: the two-int form, first int "woid").
+// Every insert takes it shared for its statement, before the class's wo_ids
+// row; a transaction that inserts takes it exclusive for its session and
+// lets go only after its COMMIT, or after its ROLLBACK and the burn of the
+// ids it took. So no insert elsewhere reads the counter between a rollback
+// that set it back and the burn that moves it on again.
+std::string id_lock_key(const std::string& table) {
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : table) h = (h ^ ch) * 16777619u;
+  return "2003790180, " + std::to_string(static_cast<int32_t>(h));
+}
 
 [[noreturn]] void trap(TrapCode code, const WoSite* site, const std::string& msg, std::string detail = {}) {
   raise(static_cast<int64_t>(code), site, msg.c_str(), std::move(detail));
@@ -97,7 +117,8 @@ std::string ph_int(size_t n) { return "$" + std::to_string(n) + "::bigint"; }
 }  // namespace
 
 
-Store::Store(db::Schema schema, std::string uri) : schema_(std::move(schema)), pool_(std::move(uri)) {
+Store::Store(db::Schema schema, std::string uri)
+    : schema_(std::move(schema)), pool_(std::move(uri)), burnt_(new std::atomic<int64_t>[schema_.classes.size()]()) {
   for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
   ram_referrers_.assign(schema_.classes.size(), false);
   for (const db::ClassDef& c : schema_.classes)
@@ -156,11 +177,20 @@ Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op 
   if (TxState* tx = t_tx) {
     bool write = op != Op::Read;
     if (write) {  // a trapping statement inside the block changes nothing (`try` may go on)
-      PGresult* sp = run_simple(*tx->conn, tx->savepoint ? "RELEASE SAVEPOINT wo_s; SAVEPOINT wo_s" : "SAVEPOINT wo_s",
-                                site, &f);
-      if (!sp) fail(f, op, site, written);
+      std::string sql_sp = tx->savepoint ? "RELEASE SAVEPOINT wo_s; SAVEPOINT wo_s" : "SAVEPOINT wo_s";
+      // An insert's first into its class in this block: the class's id lock,
+      // for the session (a rollback to the savepoint keeps it).
+      if (tx->lock_next >= 0)
+        sql_sp += "; SELECT pg_advisory_lock(" + id_lock_key(schema_.classes[static_cast<size_t>(tx->lock_next)].name) + ")";
+      PGresult* sp = run_simple(*tx->conn, sql_sp, site, &f);
+      if (!sp) {  // (a deadlock on the id lock, say: the block has failed, as after a failed read)
+        tx->lock_next = -1;
+        fail(f, op, site, written);
+      }
       pq().clear(sp);
       tx->savepoint = true;
+      if (tx->lock_next >= 0) tx->id_locked.push_back(static_cast<uint32_t>(tx->lock_next));
+      tx->lock_next = -1;
     }
     PGresult* r = run(*tx->conn, sql, ps, site, &f);
     if (r) return Res(r);
@@ -199,21 +229,36 @@ int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) 
   const db::ClassDef& c = schema_.classes[cls];
   // The id comes from the class's counter row in the same statement: a
   // statement that fails rolls the counter back with it, so a trapping
-  // insert consumes no id (a sequence would).
-  std::string sql = "WITH n AS (UPDATE wo_ids SET next = next + 1 WHERE tbl = " + quote_literal(c.name) +
-                    " RETURNING next - 1 AS id) INSERT INTO " + quote_ident(c.name) + " (id";
+  // insert consumes no id (a sequence would). The class's id lock first
+  // (shared: it waits only while a transaction elsewhere that inserted into
+  // the class is open or burning its ids, decision 0080), and never below
+  // the ids this process saw burnt ($1: a burn the connection's loss kept
+  // from the database).
+  std::string sql = "WITH l AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(" + id_lock_key(c.name) +
+                    ")), n AS (UPDATE wo_ids SET next = GREATEST(next, $1::bigint) + 1 FROM l WHERE tbl = " +
+                    quote_literal(c.name) + " RETURNING next - 1 AS id) INSERT INTO " + quote_ident(c.name) + " (id";
   std::string sel = " SELECT n.id";
-  Params ps(c.fields.size());
+  Params ps(c.fields.size() + 1);
+  ps.add_int(burnt_[cls].load(std::memory_order_relaxed));
   for (size_t i = 0; i < c.fields.size(); ++i) {
     sql += ", " + quote_ident(c.fields[i].name);
-    sel += ", " + ph(i + 1, c.fields[i]);
+    sel += ", " + ph(i + 2, c.fields[i]);
     ps.add(c.fields[i], values[i], site);
   }
   sql += ")" + sel + " FROM n RETURNING id";
   Written w{cls, values};
+  TxState* tx = t_tx;
+  if (tx && std::find(tx->id_locked.begin(), tx->id_locked.end(), cls) == tx->id_locked.end())
+    tx->lock_next = cls;
   Res r = exec(sql, ps.all(), Op::Write, site, &w);
   if (r.rows() != 1) trap(TrapCode::DB, site, "PostgreSQL: no id counter for table " + c.name);
-  return r.i64(0, 0);
+  int64_t id = r.i64(0, 0);
+  if (tx) {
+    auto it = std::find_if(tx->taken.begin(), tx->taken.end(), [&](const auto& t) { return t.first == cls; });
+    if (it == tx->taken.end()) tx->taken.emplace_back(cls, id);
+    else it->second = std::max(it->second, id);
+  }
+  return id;
 }
 
 void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSite* site) {
@@ -425,7 +470,8 @@ void Store::begin(const WoSite* site) {
     fail(f, Op::Read, site);
   }
   pq().clear(r);
-  t_tx = new TxState{c};
+  t_tx = new TxState;
+  t_tx->conn = c;
 }
 
 void Store::ram_part(const WoSite* site) {
@@ -438,7 +484,11 @@ void Store::commit(const WoSite* site) {
   if (pq().transactionStatus(tx->conn->pg) == PQTRANS_INERROR)
     trap(TrapCode::DB, site, "PostgreSQL: the transaction failed earlier and was rolled back");
   Failure f;
-  PGresult* r = run_simple(*tx->conn, "COMMIT", site, &f);
+  // The ids are the committed rows' now: the id locks go in the same round
+  // trip (if that fails, the connection is closed, which lets them go).
+  PGresult* r = tx->id_locked.empty()
+                    ? run_simple(*tx->conn, "COMMIT", site, &f)
+                    : run_simple_then(*tx->conn, "COMMIT", "SELECT pg_advisory_unlock_all()", site, &f);
   if (!r) fail(f, Op::Write, site);  // the landing pad aborts: ROLLBACK, the RAM side undone
   pq().clear(r);
   t_tx = nullptr;
@@ -450,8 +500,27 @@ void Store::commit(const WoSite* site) {
 
 void Store::abort() noexcept {
   if (TxState* tx = t_tx) {
+    // The ids the block took are burnt (decision 0080): in this process at
+    // once, whatever happens to the connection; in the database right after
+    // the ROLLBACK, which sets the counters back, and before the id locks go,
+    // so no insert anywhere reads a counter in between.
+    for (const auto& [cls, id] : tx->taken) {
+      std::atomic<int64_t>& b = burnt_[cls];
+      for (int64_t seen = b.load(); seen < id + 1 && !b.compare_exchange_weak(seen, id + 1);) {
+      }
+    }
+    // One round trip: the ROLLBACK, the burn, the id locks let go. If the
+    // burn fails the connection is closed: its session's locks go, and the
+    // burn is kept in this process only.
+    std::string burn;
+    for (const auto& [cls, id] : tx->taken)
+      burn += "UPDATE wo_ids SET next = GREATEST(next, " + std::to_string(id + 1) + ") WHERE tbl = " +
+              quote_literal(schema_.classes[cls].name) + "; ";
     Failure f;
-    if (PGresult* r = run_simple(*tx->conn, "ROLLBACK", nullptr, &f)) pq().clear(r);
+    PGresult* r = tx->id_locked.empty()
+                      ? run_simple(*tx->conn, "ROLLBACK", nullptr, &f)
+                      : run_simple_then(*tx->conn, "ROLLBACK", burn + "SELECT pg_advisory_unlock_all()", nullptr, &f);
+    if (r) pq().clear(r);
     else tx->conn->broken = true;  // the server ends the transaction with the connection
     t_tx = nullptr;
     pool_.give(tx->conn);

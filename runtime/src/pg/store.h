@@ -3,9 +3,11 @@
 // lives in that database and the functions of wo_db.h reach it through a
 // one-line dispatch in db/abi.cpp; volatile tables and plain classes stay
 // in the embedded engine, in RAM. Same observable semantics as the engine:
-// ids 1, 2, 3 per class with none consumed by a trapping insert, the same
-// orders, the same trap codes and messages.
+// ids 1, 2, 3 per class with none consumed by a trapping insert and those of
+// an aborted transaction burnt, the same orders, the same trap codes and
+// messages.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -84,6 +86,9 @@ class Store {
   std::vector<bool> owned_;
   std::vector<bool> ram_referrers_;  // a volatile class has a ref to this durable one
   Pool pool_;
+  // Per class: the lowest id its next insert may get in this process (past
+  // the ids aborted blocks burnt here; decision 0080), 0 until one aborts.
+  std::unique_ptr<std::atomic<int64_t>[]> burnt_;
   // Constraint and unique-index names (ddl.cpp) -> the trap they become.
   struct Violation {
     std::string msg, detail;
