@@ -244,3 +244,56 @@ TEST_CASE("held: the program ends with messages held: dropped undelivered, the c
   REQUIRE(db.rc == 0);
   CHECK(probe(0, 0, V(int64_t{4})).size() == 1);
 }
+
+// ---- collection under release_held (docs/decisions/0079, review finding) -------
+namespace {
+// `class Holder { w: actor Int }`: a caller whose state holds the only
+// address of the committer it calls with a short deadline.
+struct Holder {
+  WoHeader h;
+  int64_t w;  // an address handle, released with the state
+};
+const WoTypeDesc kAddr{WO_TY_ACTOR, nullptr, nullptr, nullptr, 0, nullptr};
+void holder_destroy(void* self) { wo_release(reinterpret_cast<void*>(static_cast<Holder*>(self)->w)); }
+const WoFieldDesc kHolderFields[] = {{"w", &kAddr, offsetof(Holder, w)}};
+const WoClassDesc kHolderClass{"Holder", sizeof(Holder), holder_destroy, 1, kHolderFields};
+const WoTypeDesc kHolder{WO_TY_CLASS, nullptr, nullptr, &kHolderClass, 0, nullptr};
+
+std::atomic<int> g_gave_up{0};
+uint64_t holder(void* state, uint64_t w) {
+  uint64_t reply = 0;
+  if (!wo_call_dl(static_cast<Holder*>(state)->w, w, &kInt, 20, &reply, &kSite)) g_gave_up++;
+  return 0;
+}
+const WoActorType kHolderActor{"Holder", holder, &kHolder, &kInt, 0};
+
+std::atomic<int> g_committers_freed{0};
+void counted_state_destroy(void*) { g_committers_freed++; }
+}  // namespace
+
+TEST_CASE("held: a held reply to an abandoned call_dl may free its caller and then the replier: freed after the walk") {
+  TempDir dir;
+  Items it;
+  Open db(it.s.get(), dir.path());
+  REQUIRE(db.rc == 0);
+  setenv("WO_SHARDS", "1", 1);
+  g_gave_up = 0;
+  g_committers_freed = 0;
+  g_seen = 0;
+  {
+    gc().hold_writer(true);
+    // The committer's only address goes into the holder's state.
+    int64_t w = wo_spawn(wo_alloc(sizeof(Holder), counted_state_destroy), &kCommitter, &kSite);
+    auto* st = static_cast<Holder*>(wo_alloc(sizeof(Holder), holder_destroy));
+    st->w = w;
+    int64_t h = wo_spawn(st, &kHolderActor, &kSite);
+    wo_send(h, 7, &kInt, &kSite);  // the holder calls the committer, which inserts row 7 and replies (held)
+    REQUIRE(main_waits_for([] { return g_gave_up == 1; }));
+    wo_release(reinterpret_cast<void*>(h));  // now only the abandoned call names the holder
+    CHECK(g_committers_freed == 0);
+    gc().hold_writer(false);  // the reply goes out, to nobody: the holder, then the committer, become unreachable
+    CHECK(main_waits_for([] { return g_committers_freed == 1; }));
+  }
+  wo_sched_shutdown();
+  unsetenv("WO_SHARDS");
+}

@@ -191,6 +191,7 @@ void unref_wait(CallWait* w) {
 }
 
 void accept_mail(Actor* a, Envelope env) {
+  DeferCollect later;  // complete_call below may free actors; `a` is looked at after it
   if (a->dead.load(std::memory_order_relaxed)) {
     a->pending.fetch_sub(1, std::memory_order_relaxed);
     release_value(env.msg, env.type);
@@ -290,7 +291,12 @@ void deliver(Fiber* self, Actor* a) {
       wo_release(reinterpret_cast<void*>(reply));
       reply = 0;
     } else if (env.wait->shard != a->home) {
-      ActorRef* own = new_ref(ref_actor(static_cast<int64_t>(reply)));
+      ActorRef* own = nullptr;
+      try {
+        own = new_ref(ref_actor(static_cast<int64_t>(reply)));
+      } catch (...) {
+        unwound = true;  // out of memory: the caller hears of no reply (`died`), nothing escapes the fiber
+      }
       wo_release(reinterpret_cast<void*>(reply));
       reply = reinterpret_cast<uint64_t>(own);
     }
@@ -364,6 +370,7 @@ bool call_until(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, int64_t 
     send_or_hold(me->serving, a, guard.disown(), msg_type, w);
   } catch (...) {
     unlink();
+    if (w->counts_caller) unref_actor(w->caller_actor);
     free_wait(w);  // the message never reached a mailbox
     throw;
   }
@@ -435,7 +442,7 @@ int64_t wo_spawn(void* state, const WoActorType* type, const WoSite* site) {
     own_state = reinterpret_cast<void*>(copy_value(reinterpret_cast<uint64_t>(state), type->state));
   }
   Actor* a = take_shell(type, home, own_state);  // registered; a recycled one keeps its `life`
-  return reinterpret_cast<int64_t>(new_ref(a));  // (an OOM here leaves it to the program's end)
+  return reinterpret_cast<int64_t>(new_ref(a, true));  // (an OOM here leaves it to the program's end)
 }
 
 void wo_send(int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {
@@ -494,8 +501,8 @@ void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg
     return;
   }
   durable_barrier();  // a timer is not held: its arming waits for the actor's commits instead
-  retain_actor(a);    // the timer's reference, until it fires (fire_timers)
   add_timer(Timer{deadline_after_ms(ms), 0, a, guard.disown(), msg_type});
+  retain_actor(a);    // the timer's reference, until it fires (fire_timers; this thread's, so not before this)
 }
 
 }  // extern "C"

@@ -106,11 +106,11 @@ void destroy(Actor* a) {
 
 }  // namespace
 
-ActorRef* new_ref(Actor* a) {
+ActorRef* new_ref(Actor* a, bool adopt) {
   auto* r = static_cast<ActorRef*>(wo_alloc(sizeof(ActorRef), ref_destroy));
   r->actor = a;
   r->epoch = runtime_record()->epoch;
-  a->refs.fetch_add(1, std::memory_order_relaxed);
+  if (!adopt) a->refs.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
 
@@ -136,24 +136,29 @@ void unref_actor(Actor* a) {
   post(home, it);
 }
 
-void maybe_collect(Actor* a) {
-  if (!a->type || !collecting(runtime_record())) return;
-  Doomed d{a, a->life.load(std::memory_order_relaxed)};
-  if (t_collecting) {
-    t_doomed.push_back(d);
-    return;
-  }
-  t_collecting = true;
-  t_doomed.push_back(d);
-  while (!t_doomed.empty()) {
-    Doomed x = t_doomed.back();
-    t_doomed.pop_back();
-    // Looked at now, not when listed: the same actor may be listed twice,
-    // and one destroyed since has another life.
-    if (x.actor->life.load(std::memory_order_relaxed) == x.life && x.actor->type && unreachable(x.actor))
-      destroy(x.actor);
+DeferCollect::DeferCollect() : outer_(!t_collecting) { t_collecting = true; }
+
+DeferCollect::~DeferCollect() {
+  if (!outer_) return;
+  try {
+    while (!t_doomed.empty()) {
+      Doomed x = t_doomed.back();
+      t_doomed.pop_back();
+      // Looked at now, not when listed: the same actor may be listed twice,
+      // and one destroyed since has another life.
+      if (x.actor->life.load(std::memory_order_relaxed) == x.life && x.actor->type && unreachable(x.actor))
+        destroy(x.actor);
+    }
+  } catch (...) {
+    t_doomed.clear();  // out of memory while freeing: what is left stays until the end
   }
   t_collecting = false;
+}
+
+void maybe_collect(Actor* a) {
+  if (!a->type || !collecting(runtime_record())) return;
+  t_doomed.push_back(Doomed{a, a->life.load(std::memory_order_relaxed)});
+  DeferCollect now;  // destroys it here, unless an outer scope defers it
 }
 
 void collect_item(Actor* a, uint64_t life) {
@@ -183,7 +188,7 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   a->type = type;
   a->home = home;
   a->state = state;
-  a->refs.store(0, std::memory_order_relaxed);
+  a->refs.store(1, std::memory_order_relaxed);  // the spawn's own handle (new_ref adopts it)
   a->pending.store(0, std::memory_order_relaxed);
   a->dead.store(false, std::memory_order_relaxed);
   a->waiting_on.store(0);

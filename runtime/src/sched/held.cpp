@@ -73,6 +73,10 @@ void reply_or_hold(Actor* from, CallWait* w, uint64_t reply, bool died) {
 }
 
 void release_held(Actor* a) {
+  // What dispatch sets off (a reply to an abandoned call_dl drops its
+  // caller's last count, ...) may make `a` unreachable: it is freed only
+  // once this loop is done with its queue.
+  DeferCollect later;
   std::deque<Held>* q = a->held;
   if (!q || q->empty()) return;
   uint64_t durable = durable_seq();
@@ -89,6 +93,7 @@ void release_held(Actor* a) {
 }
 
 void release_held_all(Shard* s) {
+  DeferCollect later;                   // no actor of the list is freed while it is walked
   std::vector<Actor*> hs = s->holding;  // release_held edits the list
   for (Actor* a : hs) release_held(a);
 }

@@ -318,7 +318,7 @@ inline void count_active(Actor* a, int64_t by) {
 
 // ---- collect.cpp (docs/decisions/0079) ------------------------------------------
 // A new handle for `a` (one more count), owned by the caller's shard.
-ActorRef* new_ref(Actor* a);
+ActorRef* new_ref(Actor* a, bool adopt = false);  // adopt: the count is taken already (spawn)
 inline Actor* ref_actor(int64_t addr) { return reinterpret_cast<ActorRef*>(addr)->actor; }
 void retain_actor(Actor* a);               // a runtime reference (timer, monitor, call_dl caller)
 void unref_actor(Actor* a);                // drops one; the last one lets the actor be collected
@@ -327,6 +327,19 @@ void unref_actor(Actor* a);                // drops one; the last one lets the a
 // held messages of its own). Called wherever one of those becomes true.
 void maybe_collect(Actor* a);
 void collect_item(Actor* a, uint64_t life);  // the Collect inbox item
+// While one lives on this thread, actors found unreachable are destroyed
+// only when the outermost one ends: code walking an actor's queues (held
+// messages, the inbox) never sees that actor freed under it.
+class DeferCollect {
+ public:
+  DeferCollect();
+  ~DeferCollect();
+  DeferCollect(const DeferCollect&) = delete;
+  DeferCollect& operator=(const DeferCollect&) = delete;
+
+ private:
+  bool outer_;
+};
 // The reply word of a call whose reply is an address, dropped unread.
 void release_reply(CallWait* w);
 // Shells: taken for a spawn (recycled ones first), given back when

@@ -199,6 +199,7 @@ void drain_inbox(Shard* s) {
     items.swap(s->inbox);
     s->has_mail.store(false, std::memory_order_relaxed);
   }
+  DeferCollect later;  // an item may free an actor a later item names (its life is checked then)
   for (InboxItem& it : items) {
     switch (it.kind) {
       case InboxItem::Mail: accept_mail(it.actor, it.env); break;
