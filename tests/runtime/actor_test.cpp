@@ -396,3 +396,50 @@ TEST_CASE("collect: a shell is reused by the next spawn; a stale Collect for its
   wo_release(reinterpret_cast<void*>(b));
   CHECK(g_states_freed == 2);
 }
+
+namespace {
+// `class Me { me: ?actor Msg, total: Int }` with a counted destroy.
+struct MeState {
+  WoHeader h;
+  int64_t me;     // an address handle
+  int64_t total;
+};
+void me_destroy(void* self) {
+  ++g_states_freed;
+  wo_release(reinterpret_cast<void*>(static_cast<MeState*>(self)->me));
+}
+const WoTypeDesc kAddrNullable{WO_TY_NULLABLE, &kActorAddr, nullptr, nullptr, 0, nullptr};
+const WoFieldDesc kMeFields[] = {{"me", &kAddrNullable, offsetof(MeState, me)}, {"total", &kInt, offsetof(MeState, total)}};
+const WoClassDesc kMeClass{"Me", sizeof(MeState), me_destroy, 2, kMeFields};
+const WoTypeDesc kMeDesc{WO_TY_CLASS, nullptr, nullptr, &kMeClass, 0, nullptr};
+uint64_t me_receive(void* state, uint64_t word) {
+  auto* m = reinterpret_cast<Msg*>(word);
+  static_cast<MeState*>(state)->total += m->n;
+  return static_cast<uint64_t>(static_cast<MeState*>(state)->total);
+}
+const WoActorType kMeActor{"Me", me_receive, &kMeDesc, &kMsg, 0};
+}  // namespace
+
+TEST_CASE("collect: an actor named only by its own me field is freed, also when main shared that handle first") {
+  Env env("1");
+  g_states_freed = 0;
+  {  // the field holds the handle alone: freed when main's own handle goes
+    auto* st = static_cast<MeState*>(wo_alloc(sizeof(MeState), me_destroy));
+    int64_t a = wo_spawn(st, &kMeActor, &kSite);
+    auto* copy = static_cast<int64_t*>(wo_deep_copy(reinterpret_cast<void*>(a), &kActorAddr));  // a handle of its own
+    st->me = reinterpret_cast<int64_t>(copy);
+    CHECK(wo_call(a, make_msg(1), &kMsg, &kSite) == 1);
+    wo_release(reinterpret_cast<void*>(a));
+    CHECK(g_states_freed == 1);
+  }
+  {  // the field shares main's handle (what `call(s, Intro { me: s })` leaves on one shard)
+    auto* st = static_cast<MeState*>(wo_alloc(sizeof(MeState), me_destroy));
+    int64_t a = wo_spawn(st, &kMeActor, &kSite);
+    wo_retain(reinterpret_cast<void*>(a));
+    st->me = a;
+    CHECK(wo_call(a, make_msg(2), &kMsg, &kSite) == 2);
+    wo_release(reinterpret_cast<void*>(a));  // the handle's count falls to 1; the actor's stays 1
+    for (int i = 0; i < 200 && g_states_freed < 2; ++i) wo_time_sleep(1, &kSite);  // the shard idles: re-checked
+    CHECK(g_states_freed == 2);
+  }
+}

@@ -88,6 +88,29 @@ bool unreachable(const Actor* a) {
   return refs <= a->addr_fields && idle(a) && refs == own_refs(a);
 }
 
+// One of its own fields names it through a handle something else on this
+// shard holds too (a caller's local that was passed in `me: s`). When that
+// copy goes, the handle's count falls but the actor's does not: nothing
+// tells the runtime, so the actor is listed and looked at again when the
+// shard idles.
+bool shares_own(const Actor* a) {
+  if (!a->addr_fields || !a->state) return false;
+  const WoClassDesc* cls = a->type->state->cls;
+  for (int64_t i = 0; i < cls->nfields; ++i) {
+    if (!is_address(cls->fields[i].type)) continue;
+    ActorRef* r;
+    std::memcpy(&r, static_cast<const char*>(a->state) + cls->fields[i].offset, sizeof r);
+    if (r && r->actor == a && r->h.rc > 1) return true;
+  }
+  return false;
+}
+
+void maybe_suspect(Actor* a) {
+  if (a->suspect || a->refs.load(std::memory_order_acquire) > a->addr_fields || !idle(a) || !shares_own(a)) return;
+  a->suspect = true;
+  a->home->suspects.emplace_back(a, a->life.load(std::memory_order_relaxed));
+}
+
 void destroy(Actor* a) {
   release_actor(a);  // state (its own `me` too), monitors (their observers' counts)
   a->mailbox.reset();
@@ -146,8 +169,11 @@ DeferCollect::~DeferCollect() {
       t_doomed.pop_back();
       // Looked at now, not when listed: the same actor may be listed twice,
       // and one destroyed since has another life.
-      if (x.actor->life.load(std::memory_order_relaxed) == x.life && x.actor->type && unreachable(x.actor))
+      if (x.actor->life.load(std::memory_order_relaxed) != x.life || !x.actor->type) continue;
+      if (unreachable(x.actor))
         destroy(x.actor);
+      else
+        maybe_suspect(x.actor);
     }
   } catch (...) {
     t_doomed.clear();  // out of memory while freeing: what is left stays until the end
@@ -159,6 +185,27 @@ void maybe_collect(Actor* a) {
   if (!a->type || !collecting(runtime_record())) return;
   t_doomed.push_back(Doomed{a, a->life.load(std::memory_order_relaxed)});
   DeferCollect now;  // destroys it here, unless an outer scope defers it
+}
+
+void recheck_suspects(Shard* s) {
+  if (s->suspects.empty() || !collecting(runtime_record())) return;
+  DeferCollect later;
+  auto& v = s->suspects;
+  size_t checks = v.size() < 1024 ? v.size() : 1024;  // a slice per idle moment, round robin
+  for (size_t k = 0; k < checks && !v.empty(); ++k) {
+    if (s->suspect_at >= v.size()) s->suspect_at = 0;
+    auto [a, life] = v[s->suspect_at];
+    bool same = a->life.load(std::memory_order_relaxed) == life && a->type;
+    if (same && a->refs.load(std::memory_order_acquire) <= a->addr_fields && idle(a) && shares_own(a)) {
+      ++s->suspect_at;  // still shared: look again later
+      continue;
+    }
+    v[s->suspect_at] = v.back();
+    v.pop_back();
+    if (!same) continue;  // collected or reused since: not this list's business
+    a->suspect = false;
+    maybe_collect(a);  // unreachable now, or named again (then listed again when it idles)
+  }
 }
 
 void collect_item(Actor* a, uint64_t life) {
@@ -195,6 +242,7 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   a->call_tag = 0;
   a->queued = a->running = false;
   a->need = a->asked = 0;
+  a->suspect = false;
   a->addr_fields = 0;
   const WoClassDesc* cls = type->state->cls;
   for (int64_t i = 0; i < cls->nfields; ++i) a->addr_fields += is_address(cls->fields[i].type);

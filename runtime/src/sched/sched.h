@@ -177,6 +177,7 @@ struct alignas(64) Actor {
   // How many fields of its state class hold an address: so many of `refs`
   // may be its own (a `me` field), which do not keep it reachable (collect.cpp).
   int64_t addr_fields = 0;
+  bool suspect = false;               // in its home shard's `suspects` (home only)
   void* state = nullptr;              // home only
   Mailbox mailbox;                    // home only
   std::vector<Monitor> monitors;      // home only
@@ -268,6 +269,11 @@ struct alignas(64) Shard {
   std::atomic<int64_t> active{0};
   std::vector<IoWait*> fd_waits;            // by fd: the fiber parked on it here, if any
   std::vector<Actor*> holding;              // actors homed here with held messages (home only)
+  // Idle actors named only by their own `me` fields and by a copy of that
+  // handle held elsewhere on this shard: re-checked when the shard idles
+  // (collect.cpp). Each with the life it was listed in.
+  std::vector<std::pair<Actor*, uint64_t>> suspects;
+  size_t suspect_at = 0;                    // where the next re-check starts
   // holding.size(), for the log writer (which posts Durable only to shards
   // that hold something) and the stop drain (which waits for held messages).
   std::atomic<int64_t> held_actors{0};
@@ -327,6 +333,7 @@ void unref_actor(Actor* a);                // drops one; the last one lets the a
 // held messages of its own). Called wherever one of those becomes true.
 void maybe_collect(Actor* a);
 void collect_item(Actor* a, uint64_t life);  // the Collect inbox item
+void recheck_suspects(Shard* s);             // before the shard idles: a bounded slice of `suspects`
 // While one lives on this thread, actors found unreachable are destroyed
 // only when the outermost one ends: code walking an actor's queues (held
 // messages, the inbox) never sees that actor freed under it.

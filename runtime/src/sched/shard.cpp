@@ -313,6 +313,7 @@ void poll_io(Shard* s, int timeout_ms) {
 // the eventfd only when the shard may be asleep, and the shard re-checks its
 // inbox after announcing that it sleeps, so no post is missed.
 void idle_wait(Shard* s) {
+  recheck_suspects(s);  // actors whose own `me` was shared (collect.cpp): a slice now
   int64_t deadline = next_deadline(s);
   int64_t spin_until = s->io_waiting ? 0 : now_us() + kSpinUs;  // fds to watch: no spinning
   for (int i = 0; !s->has_mail.load(std::memory_order_acquire) && spin_until; ++i) {
