@@ -35,6 +35,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
+from procstat import fds, rss_kb  # noqa: E402
+
 AUTH = "authorization: Bearer s3cr3t\r\n"
 SAMPLE_S = 5
 
@@ -198,18 +201,6 @@ class Mix:
             time.sleep(0.05)
         for t in live:
             t.join(30)
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
-
-
-def fds(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
 
 
 def setup(port):

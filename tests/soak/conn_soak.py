@@ -20,28 +20,12 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from procstat import cpu_s, fds, rss_kb  # noqa: E402
+
 WARMUP = 10000
 ONE = b"GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
 TWO = b"GET /hello HTTP/1.1\r\nHost: a\r\n\r\n" + ONE
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
-
-
-def cpu_s(pid):
-    """The server's user + system CPU seconds so far."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def fds(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
 
 
 def run(port, n, threads, tally):
