@@ -68,45 +68,49 @@ bool is_address(const WoTypeDesc* t) {
   return t->kind == WO_TY_ACTOR || (t->kind == WO_TY_NULLABLE && t->elem->kind == WO_TY_ACTOR);
 }
 
-// The counts of `a` that its own state's fields hold alone (home shard: the
-// state and its handles are this shard's).
-int64_t own_refs(const Actor* a) {
-  if (!a->addr_fields || !a->state) return 0;
+// The state's address fields that name `a` itself (home shard: the state
+// and its handles are this shard's): how many hold their handle alone (so
+// many of `refs` keep nothing reachable), and whether one shares its handle
+// with something else on this shard (a caller's local passed in `me: s`).
+struct OwnFields {
+  int64_t alone = 0;
+  bool shared = false;
+};
+
+OwnFields own_fields(const Actor* a) {
+  OwnFields out;
+  if (!a->addr_fields || !a->state) return out;
   const WoClassDesc* cls = a->type->state->cls;
-  int64_t n = 0;
   for (int64_t i = 0; i < cls->nfields; ++i) {
     if (!is_address(cls->fields[i].type)) continue;
     ActorRef* r;
     std::memcpy(&r, static_cast<const char*>(a->state) + cls->fields[i].offset, sizeof r);
-    if (r && r->actor == a && r->h.rc == 1) ++n;
+    if (!r || r->actor != a) continue;
+    if (r->h.rc == 1)
+      ++out.alone;
+    else
+      out.shared = true;
   }
-  return n;
+  return out;
+}
+
+// Idle, and nothing but its own fields could name it.
+bool idle_with_few_refs(const Actor* a) {
+  return a->refs.load(std::memory_order_acquire) <= a->addr_fields && idle(a);
 }
 
 bool unreachable(const Actor* a) {
   int64_t refs = a->refs.load(std::memory_order_acquire);
-  return refs <= a->addr_fields && idle(a) && refs == own_refs(a);
+  return refs <= a->addr_fields && idle(a) && refs == own_fields(a).alone;
 }
 
-// One of its own fields names it through a handle something else on this
-// shard holds too (a caller's local that was passed in `me: s`). When that
-// copy goes, the handle's count falls but the actor's does not: nothing
-// tells the runtime, so the actor is listed and looked at again when the
-// shard idles.
-bool shares_own(const Actor* a) {
-  if (!a->addr_fields || !a->state) return false;
-  const WoClassDesc* cls = a->type->state->cls;
-  for (int64_t i = 0; i < cls->nfields; ++i) {
-    if (!is_address(cls->fields[i].type)) continue;
-    ActorRef* r;
-    std::memcpy(&r, static_cast<const char*>(a->state) + cls->fields[i].offset, sizeof r);
-    if (r && r->actor == a && r->h.rc > 1) return true;
-  }
-  return false;
-}
+// An own field shares its handle: when the other copy goes, the handle's
+// count falls but the actor's does not, and nothing tells the runtime. Such
+// an actor is listed and looked at again when the shard idles.
+bool waits_on_shared_me(const Actor* a) { return idle_with_few_refs(a) && own_fields(a).shared; }
 
 void maybe_suspect(Actor* a) {
-  if (a->suspect || a->refs.load(std::memory_order_acquire) > a->addr_fields || !idle(a) || !shares_own(a)) return;
+  if (a->suspect || !waits_on_shared_me(a)) return;
   a->suspect = true;
   a->home->suspects.emplace_back(a, a->life.load(std::memory_order_relaxed));
 }
@@ -196,7 +200,7 @@ void recheck_suspects(Shard* s) {
     if (s->suspect_at >= v.size()) s->suspect_at = 0;
     auto [a, life] = v[s->suspect_at];
     bool same = a->life.load(std::memory_order_relaxed) == life && a->type;
-    if (same && a->refs.load(std::memory_order_acquire) <= a->addr_fields && idle(a) && shares_own(a)) {
+    if (same && waits_on_shared_me(a)) {
       ++s->suspect_at;  // still shared: look again later
       continue;
     }
