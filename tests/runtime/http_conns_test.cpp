@@ -54,16 +54,7 @@ struct Client {
         sent_p.set_value();
         return;
       }
-      for (size_t i = 0; i < parts.size(); ++i) {
-        if (i && gap_ms) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
-        const std::string& p = parts[i];
-        size_t off = 0;
-        while (off < p.size()) {
-          ssize_t n = ::send(fd, p.data() + off, p.size() - off, MSG_NOSIGNAL);
-          if (n <= 0) break;
-          off += static_cast<size_t>(n);
-        }
-      }
+      wotest::send_parts(fd, parts, gap_ms);
       sent_p.set_value();
       if (hold) release.get_future().wait_for(std::chrono::seconds(30));
       char buf[65536];

@@ -58,17 +58,7 @@ struct Client {
     t = std::thread([this, port] {
       int fd = connect_to(port);
       if (fd < 0) return;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        if (i && gap_ms) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
-        const std::string& p = parts[i];
-        size_t off = 0;
-        while (off < p.size()) {
-          ssize_t n = ::send(fd, p.data() + off, p.size() - off, MSG_NOSIGNAL);
-          if (n <= 0) break;
-          off += static_cast<size_t>(n);
-        }
-        if (off < p.size()) break;  // the server closed early (a limit): stop sending
-      }
+      wotest::send_parts(fd, parts, gap_ms);  // stops when the server closed early (a limit)
       if (after == After::Reset) {
         linger lg{1, 0};
         ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);

@@ -8,8 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -47,6 +51,22 @@ inline int connect_to(int port) {
     return -1;
   }
   return fd;
+}
+
+// Sends each part whole, `gap_ms` apart (a slow client); stops at the first
+// part the server did not take (it closed: a limit). False then.
+inline bool send_parts(int fd, const std::vector<std::string>& parts, int gap_ms) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i && gap_ms) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+    const std::string& p = parts[i];
+    size_t off = 0;
+    while (off < p.size()) {
+      ssize_t n = ::send(fd, p.data() + off, p.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      off += static_cast<size_t>(n);
+    }
+  }
+  return true;
 }
 
 }  // namespace wotest
