@@ -29,6 +29,9 @@
 #   BENCH_OUT=DIR         where actors.txt goes (default build/bench)
 #   BENCH_INSTALL=0       do not install golang-go, erlang-base, crystal and
 #                         time with scripts/setup-deps.sh
+#   BENCH_HOG=N           a busy host: N processes spinning on the CPU for the
+#                         whole run (every language under the same hog); 1 or
+#                         "cores": one per online CPU
 #
 # Exit status: 0 when every woc workload ran and checked its totals, 1
 # otherwise (the table is still printed, the failures listed). A peer that
@@ -89,7 +92,12 @@ langs+=(wo)
 declare -A NAME=([go]=Go [erl]=Erlang [cr]=Crystal [wo]=woc)
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/woactors.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+HOGS=()
+stop_hogs() { ((${#HOGS[@]})) && kill "${HOGS[@]}" 2>/dev/null; wait "${HOGS[@]}" 2>/dev/null; HOGS=(); }
+trap 'stop_hogs; rm -rf "$TMP"' EXIT
+hog_count=${BENCH_HOG:-0}
+[[ $hog_count == 1 || $hog_count == cores ]] && hog_count=$(nproc)
+[[ $hog_count =~ ^[0-9]+$ ]] || { say "bench/actors: BENCH_HOG must be a number or \"cores\"" >&2; exit 2; }
 mkdir -p "$OUTDIR"
 bench_results "$OUTDIR/actors.txt"
 
@@ -233,6 +241,14 @@ run_variant() { # VARIANT LANG WORKLOAD THREADS
   say "${F[$w.$v]}"
 }
 
+if ((hog_count > 0)); then
+  for ((i = 0; i < hog_count; i++)); do
+    (exec nice -n 0 sh -c 'while :; do :; done') &
+    HOGS+=($!)
+  done
+  say "CPU hog: $hog_count processes spinning for the whole run (every language under it)"
+  rec machine hog "$hog_count"
+fi
 say "running (each figure: median of $RUNS) ..."
 for w in $WORKLOADS; do
   if [[ $w == pairs ]]; then
@@ -247,6 +263,7 @@ for w in $WORKLOADS; do
   for l in "${langs[@]}"; do run_variant "$l" "$l" "$w" ""; done
   run_variant wo1 wo "$w" 1
 done
+stop_hogs
 hr
 
 # ---------------------------------------------------------------- table

@@ -14,6 +14,7 @@
 #include "heap_cap.h"
 #include "trap.h"
 #include "sched/fiber_local.h"
+#include "sched/placement.h"
 #include "sched/sched.h"
 #include "wo_db.h"
 
@@ -59,6 +60,7 @@ uintptr_t stack_limit_from_here() {
 
 extern "C" int wo_start(int argc, char** argv, WoEntry entry) {
   wo::heap_cap_start();  // WO_HEAP_MB; a bad value exits 2 here (runtime.md §5.1 step 2)
+  wo::sched::read_spread(true);  // WO_PLACEMENT, likewise
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   std::signal(SIGPIPE, SIG_IGN);
 

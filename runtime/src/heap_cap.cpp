@@ -12,6 +12,8 @@
 #include <mutex>
 #include <string>
 
+#include "cgroup.h"
+
 namespace wo {
 
 namespace {
@@ -64,64 +66,18 @@ int64_t parse_mb(const char* v) {
   return n;
 }
 
-// The first number in `path` (a cgroup limit), or -1 (missing, "max").
-int64_t read_limit(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "re");
-  if (!f) return -1;
-  char buf[64] = {};
-  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  if (n == 0 || buf[0] < '0' || buf[0] > '9') return -1;
-  unsigned long long v = std::strtoull(buf, nullptr, 10);
-  return v > static_cast<unsigned long long>(INT64_MAX) ? -1 : static_cast<int64_t>(v);
-}
-
-// The smallest limit `file` sets in the cgroup `dir` + `path` or any of its
-// ancestors (a parent's limit binds its children), or -1.
-int64_t cgroup_limit(const std::string& dir, std::string path, const char* file) {
-  int64_t best = -1;
-  for (;;) {
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
-    int64_t v = read_limit(dir + (path == "/" ? "" : path) + "/" + file);
-    if (v > 0 && (best < 0 || v < best)) best = v;
-    if (path.empty() || path == "/") break;
-    size_t slash = path.rfind('/');
-    path.resize(slash == std::string::npos ? 0 : slash);
-    if (path.empty()) path = "/";
-  }
-  return best;
-}
-
 // The memory this process may use: the machine's RAM, or less where its
-// cgroup (v2 memory.max, v1 memory.limit_in_bytes, at the usual mount
-// points under `sys`) or an ancestor's says so; `self` lists the process's
-// cgroups (/proc/self/cgroup).
+// cgroup (v2 memory.max, v1 memory.limit_in_bytes) or an ancestor's says so;
+// `self` lists the process's cgroups (/proc/self/cgroup), `sys` is where
+// they are mounted.
 int64_t memory_limit(const char* self, const std::string& sys) {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGE_SIZE);
   int64_t limit = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : INT64_MAX;
-  if (FILE* f = std::fopen(self, "re")) {
-    char line[4096];
-    while (std::fgets(line, sizeof line, f)) {
-      std::string l(line);
-      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
-      size_t a = l.find(':');
-      size_t b = a == std::string::npos ? a : l.find(':', a + 1);
-      if (b == std::string::npos) continue;
-      std::string controllers = l.substr(a + 1, b - a - 1);
-      std::string path = l.substr(b + 1);
-      int64_t v = -1;
-      if (l.compare(0, a, "0") == 0 && controllers.empty()) {
-        v = cgroup_limit(sys, path, "memory.max");
-      } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
-        v = cgroup_limit(sys + "/memory", path, "memory.limit_in_bytes");
-      }
-      if (v > 0 && v < limit) limit = v;
-    }
-    std::fclose(f);
-  }
-  return limit;
+  int64_t v = cgroup_smallest(
+      self, sys, "memory", [](const std::string& dir) { return read_cgroup_number(dir + "/memory.max"); },
+      [](const std::string& dir) { return read_cgroup_number(dir + "/memory.limit_in_bytes"); });
+  return v > 0 && v < limit ? v : limit;
 }
 
 // The cap when WO_HEAP_MB is not set: half of what the process may use,

@@ -88,8 +88,11 @@ uint64_t sum_receive(void* state, uint64_t word) {
 const WoActorType kSumActor{"Sum", sum_receive, &kCounter, &kMsg, 0};
 
 struct Env {
-  Env(const char* shards, const char* mailbox = nullptr) {
+  // Placement "spread" (round-robin) unless told: these cases put actors on
+  // known shards to exercise the cross-shard paths (decision 0083).
+  Env(const char* shards, const char* mailbox = nullptr, const char* placement = "spread") {
     setenv("WO_SHARDS", shards, 1);
+    setenv("WO_PLACEMENT", placement, 1);
     if (mailbox)
       setenv("WO_MAILBOX", mailbox, 1);
     else
@@ -100,6 +103,7 @@ struct Env {
     wo_sched_shutdown();
     unsetenv("WO_SHARDS");
     unsetenv("WO_MAILBOX");
+    unsetenv("WO_PLACEMENT");
   }
 };
 

@@ -78,6 +78,7 @@ wo::db::GroupCommit& gc() { return *wo::db::Engine::instance()->group_commit(); 
 struct Shards {
   explicit Shards(const char* n) {
     setenv("WO_SHARDS", n, 1);
+    setenv("WO_PLACEMENT", "spread", 1);  // committers round-robin over the shards (decision 0083)
     g_acked = 0;
     g_ticks = 0;
     g_rows_per_msg = 1;
@@ -85,6 +86,7 @@ struct Shards {
   ~Shards() {
     wo_sched_shutdown();
     unsetenv("WO_SHARDS");
+    unsetenv("WO_PLACEMENT");
   }
 };
 

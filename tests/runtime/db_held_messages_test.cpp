@@ -104,18 +104,19 @@ uint64_t echo(void*, uint64_t w) {
 }
 const WoActorType kEcho{"Echo", echo, &kState, &kInt, 0};
 
-// Spawns an actor of `type` homed on shard `shard` (placement is round-robin:
-// actors spawned on the way stay idle).
+// Spawns an actor of `type` homed on shard `shard` (placement is
+// round-robin, WO_PLACEMENT=spread below: actors spawned on the way stay idle).
 int64_t spawn_on(const WoActorType* type, int shard) {
   for (;;) {
     int64_t a = wotest::spawn(new_one_int_state(), type, &kSite);
-    if (wo::sched::ref_actor(a)->home->id == shard) return a;  // a handle (decision 0079)
+    if (wo::sched::ref_actor(a)->home_shard()->id == shard) return a;  // a handle (decision 0079)
   }
 }
 
 struct Shards {
   Shards() {
     setenv("WO_SHARDS", "2", 1);
+    setenv("WO_PLACEMENT", "spread", 1);
     g_seen = 0;
     g_woken = 0;
     g_called = 0;
@@ -126,6 +127,7 @@ struct Shards {
   ~Shards() {
     wo_sched_shutdown();
     unsetenv("WO_SHARDS");
+    unsetenv("WO_PLACEMENT");
   }
 };
 

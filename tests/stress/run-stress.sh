@@ -61,13 +61,18 @@ else
   cmd=("$woc" run "$here/actors.wo" -- "${params[@]}")
 fi
 
-start=$(date +%s%N)
-timeout -k 5 "$limit" "$peak_rss" "$tmp/rss" "${cmd[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
-status=$?
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
-[[ $status -eq 124 || $status -eq 137 ]] && fail "did not finish within ${limit}s"
+# Both placements (decision 0083): the default, where actors start on their
+# spawner's shard and move to feed an idle one, and "spread" (round-robin),
+# where most of the messages cross shards.
+for placement in follow spread; do
+  export WO_PLACEMENT=$placement
+  start=$(date +%s%N)
+  timeout -k 5 "$limit" "$peak_rss" "$tmp/rss" "${cmd[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
+  status=$?
+  elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+  [[ $status -eq 124 || $status -eq 137 ]] && fail "did not finish within ${limit}s (WO_PLACEMENT=$placement)"
 
-cat >"$tmp/want" <<EOF
+  cat >"$tmp/want" <<EOF
 actors $actors
 ring hops $((rings * ring_size * laps))
 fan messages $((hubs * 2 * per_hub))
@@ -76,16 +81,17 @@ messages $((rings * ring_size * laps + hubs * 2 * per_hub))
 ok
 EOF
 
-problems=()
-[[ $status -eq 0 ]] || problems+=("exit status $status, expected 0")
-cmp -s "$tmp/want" "$tmp/out" ||
-  problems+=("output differs:
-$(diff -u --label expected --label actual "$tmp/want" "$tmp/out" | head -n 30)")
-grep -q 'Sanitizer' "$tmp/err" && problems+=("a sanitizer report on stderr")
-rss=$(cat "$tmp/rss" 2>/dev/null || echo 0)
-[[ $rss_bound == none || $rss -le $rss_bound ]] || problems+=("peak RSS ${rss} KiB above the bound ${rss_bound} KiB")
-[[ ${#problems[@]} -eq 0 ]] || fail "$(printf '%s\n' "${problems[@]}")"
+  problems=()
+  [[ $status -eq 0 ]] || problems+=("exit status $status, expected 0")
+  cmp -s "$tmp/want" "$tmp/out" ||
+    problems+=("output differs:
+  $(diff -u --label expected --label actual "$tmp/want" "$tmp/out" | head -n 30)")
+  grep -q 'Sanitizer' "$tmp/err" && problems+=("a sanitizer report on stderr")
+  rss=$(cat "$tmp/rss" 2>/dev/null || echo 0)
+  [[ $rss_bound == none || $rss -le $rss_bound ]] || problems+=("peak RSS ${rss} KiB above the bound ${rss_bound} KiB")
+  [[ ${#problems[@]} -eq 0 ]] || fail "WO_PLACEMENT=$placement: $(printf '%s\n' "${problems[@]}")"
 
-echo "stress [$mode, $size]: $actors actors, $((rings * ring_size * laps + hubs * 2 * per_hub)) messages," \
-  "${elapsed_ms} ms, peak RSS ${rss} KiB (bound: ${rss_bound}$([[ $rss_bound == none ]] || echo ' KiB')), WO_SHARDS=${WO_SHARDS:-all CPUs}"
+  echo "stress [$mode, $size]: $actors actors, $((rings * ring_size * laps + hubs * 2 * per_hub)) messages," \
+    "${elapsed_ms} ms, peak RSS ${rss} KiB (bound: ${rss_bound}$([[ $rss_bound == none ]] || echo ' KiB')), WO_SHARDS=${WO_SHARDS:-all CPUs}, WO_PLACEMENT=$placement"
+done
 exit 0

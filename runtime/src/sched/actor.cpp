@@ -57,11 +57,15 @@ void need_message(uint64_t msg, const WoTypeDesc* type, const char* op, const Wo
   if (is_nil(msg, type)) raise(kBounds, site, (std::string(op) + ": nil message").c_str());
 }
 
+// Takes a slot of the actor's mailbox cap. Acquire: a slot taken after the
+// actor changed shards sees its new home (placement.cpp).
 bool reserve(Actor* a) {
-  if (a->pending.fetch_add(1, std::memory_order_relaxed) >= mailbox_cap()) {
+  int64_t before = a->pending.fetch_add(1, std::memory_order_acq_rel);
+  if ((before & ~kMoving) >= mailbox_cap()) {
     a->pending.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }
+  if (before & kMoving) wait_for_move(a);
   return true;
 }
 
@@ -165,7 +169,9 @@ void free_wait(CallWait* w) {
 // Hands an owned message (already counted in `pending`) to the actor's home
 // shard: directly when that is this shard, else as a deep copy.
 void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
-  if (a->home == current_shard()) {
+  Shard* home = a->home_shard();
+  if (home == current_shard()) {
+    a->mail_streak = 0;  // mail from its own shard: it is where it belongs
     accept_mail(a, Envelope{msg, type, wait});
     return;
   }
@@ -181,7 +187,10 @@ void enqueue(Actor* a, uint64_t msg, const WoTypeDesc* type, CallWait* wait) {
   InboxItem it{InboxItem::Mail};
   it.actor = a;
   it.env = Envelope{copy, type, wait};
-  post(a->home, it);
+  it.from = current_shard();
+  Fiber* me = current_fiber();
+  it.sender = me && me->serving ? static_cast<const void*>(me->serving) : me;
+  post(home, it);
 }
 
 void unref_wait(CallWait* w) {
@@ -203,7 +212,7 @@ void accept_mail(Actor* a, Envelope env) {
   if (!a->queued && !a->running) {
     a->queued = true;
     count_active(a, 1);
-    push_run(a->home, Runnable{nullptr, a});
+    push_run(current_shard(), Runnable{nullptr, a});
   }
 }
 
@@ -267,6 +276,8 @@ void deliver(Fiber* self, Actor* a) {
   observed_outside();  // a message: news from another actor
   Envelope env = a->mailbox.pop();
   a->pending.fetch_sub(1, std::memory_order_relaxed);
+  a->fresh = false;
+  a->moved = false;
   self->serving = a;
   uint64_t reply = 0;
   bool trapped = false, unwound = false;
@@ -290,7 +301,7 @@ void deliver(Fiber* self, Actor* a) {
     if (!env.wait || unwound) {
       wo_release(reinterpret_cast<void*>(reply));
       reply = 0;
-    } else if (env.wait->shard != a->home) {
+    } else if (env.wait->shard != current_shard()) {
       ActorRef* own = nullptr;
       try {
         own = new_ref(ref_actor(static_cast<int64_t>(reply)));
@@ -310,7 +321,7 @@ void deliver(Fiber* self, Actor* a) {
   a->running = false;
   if (!a->dead.load(std::memory_order_relaxed) && !a->mailbox.empty() && !a->queued) {
     a->queued = true;
-    push_run(a->home, Runnable{nullptr, a});
+    push_run(current_shard(), Runnable{nullptr, a});
   } else if (!a->queued) {
     count_active(a, -1);
     // Idle now: destroyed if nothing names it any more (the common case, a
@@ -474,7 +485,8 @@ void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoType
   Actor* o = actor_of(observer, "monitor", site);
   need_message(notice, notice_type, "monitor", site);
   refuse_in_transaction("cannot send inside a transaction", site);
-  if (w->home == current_shard()) {
+  Shard* home = w->home_shard();
+  if (home == current_shard()) {
     retain_actor(w);  // accept_watch takes both references:
     retain_actor(o);  // the observer's stays while the monitor stands
     accept_watch(w, o, guard.disown(), notice_type);
@@ -487,7 +499,7 @@ void wo_monitor(int64_t watched, int64_t observer, uint64_t notice, const WoType
   it.actor = w;
   it.observer = o;
   it.env = Envelope{copy, notice_type, nullptr};
-  post(w->home, it);
+  post(home, it);
 }
 
 void wo_time_after(int64_t ms, int64_t addr, uint64_t msg, const WoTypeDesc* msg_type, const WoSite* site) {

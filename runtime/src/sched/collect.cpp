@@ -112,7 +112,7 @@ bool waits_on_shared_me(const Actor* a) { return idle_with_few_refs(a) && own_fi
 void maybe_suspect(Actor* a) {
   if (a->suspect || !waits_on_shared_me(a)) return;
   a->suspect = true;
-  a->home->suspects.emplace_back(a, a->life.load(std::memory_order_relaxed));
+  a->home_shard()->suspects.emplace_back(a, a->life.load(std::memory_order_relaxed));
 }
 
 void destroy(Actor* a) {
@@ -147,7 +147,7 @@ void unref_actor(Actor* a) {
   // Read while the count still holds the shell: once it is dropped another
   // shard may destroy the actor and a spawn reuse the shell.
   const int64_t own = a->addr_fields;
-  Shard* home = a->home;
+  Shard* home = a->home_shard();
   const uint64_t life = a->life.load(std::memory_order_relaxed);
   // What is left may be the actor's own `me` fields (addr_fields is fixed
   // at spawn): worth a look by the home shard.
@@ -162,6 +162,8 @@ void unref_actor(Actor* a) {
   it.env.msg = life;
   post(home, it);
 }
+
+bool collect_deferred() { return t_collecting; }
 
 DeferCollect::DeferCollect() : outer_(!t_collecting) { t_collecting = true; }
 
@@ -192,6 +194,7 @@ void maybe_collect(Actor* a) {
 }
 
 void recheck_suspects(Shard* s) {
+  s->takes_since_recheck = 0;
   if (s->suspects.empty() || !collecting(runtime_record())) return;
   DeferCollect later;
   auto& v = s->suspects;
@@ -215,7 +218,15 @@ void recheck_suspects(Shard* s) {
 void collect_item(Actor* a, uint64_t life) {
   // A shell collected and reused since the item was posted is another actor
   // now, maybe homed elsewhere: only the life the item names is looked at.
-  if (a->life.load(std::memory_order_acquire) != life || a->home != current_shard()) return;
+  if (a->life.load(std::memory_order_acquire) != life) return;
+  Shard* home = a->home_shard();
+  if (home != current_shard()) {  // it moved since the item was posted (placement.cpp): its home looks
+    InboxItem it{InboxItem::Collect};
+    it.actor = a;
+    it.env.msg = life;
+    post(home, it);
+    return;
+  }
   maybe_collect(a);
 }
 
@@ -237,7 +248,7 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   }
   if (!a) a = new Actor;
   a->type = type;
-  a->home = home;
+  a->home.store(home, std::memory_order_release);
   a->state = state;
   a->refs.store(1, std::memory_order_relaxed);  // the spawn's own handle (new_ref adopts it)
   a->pending.store(0, std::memory_order_relaxed);
@@ -245,6 +256,11 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   a->waiting_on.store(0);
   a->call_tag = 0;
   a->queued = a->running = false;
+  a->fresh = true;
+  a->moved = false;
+  a->mail_from = nullptr;
+  a->mail_sender = nullptr;
+  a->mail_streak = 0;
   a->need = a->asked = 0;
   a->suspect = false;
   a->addr_fields = 0;

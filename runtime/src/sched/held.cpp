@@ -38,8 +38,8 @@ void dispatch(Held& h) {
 void hold(Actor* from, const Held& h) {
   if (!from->held) from->held = new std::deque<Held>;
   if (from->held->empty()) {
-    from->home->holding.push_back(from);
-    from->home->held_actors.fetch_add(1, std::memory_order_seq_cst);
+    from->home_shard()->holding.push_back(from);
+    from->home_shard()->held_actors.fetch_add(1, std::memory_order_seq_cst);
   }
   from->held->push_back(h);
   ask_durable(from);
@@ -86,9 +86,9 @@ void release_held(Actor* a) {
     dispatch(h);
   }
   if (!q->empty()) return;
-  std::vector<Actor*>& hs = a->home->holding;
+  std::vector<Actor*>& hs = a->home_shard()->holding;
   hs.erase(std::find(hs.begin(), hs.end(), a));
-  a->home->held_actors.fetch_sub(1, std::memory_order_seq_cst);
+  a->home_shard()->held_actors.fetch_sub(1, std::memory_order_seq_cst);
   maybe_collect(a);  // its last held message may have been all that kept it
 }
 
@@ -112,7 +112,7 @@ void drop_held(Actor* a) {
       if (h.env.wait) unref_wait(h.env.wait);
     }
   }
-  if (!q->empty()) a->home->held_actors.fetch_sub(1, std::memory_order_seq_cst);
+  if (!q->empty()) a->home_shard()->held_actors.fetch_sub(1, std::memory_order_seq_cst);
   delete q;
   a->held = nullptr;
 }

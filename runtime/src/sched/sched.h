@@ -15,6 +15,7 @@
 #include <mutex>
 #include <queue>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "deadlines.h"
@@ -113,6 +114,16 @@ class Mailbox {
     buf_ = nullptr;
     head_ = count_ = cap_ = 0;
   }
+  template <class F>
+  void each(F f) const {  // oldest first
+    for (size_t i = 0; i < count_; ++i) f(buf_[(head_ + i) & (cap_ - 1)]);
+  }
+  void swap(Mailbox& o) noexcept {
+    std::swap(buf_, o.buf_);
+    std::swap(head_, o.head_);
+    std::swap(count_, o.count_);
+    std::swap(cap_, o.cap_);
+  }
   Envelope pop() {
     Envelope e = buf_[head_];
     head_ = (head_ + 1) & (cap_ - 1);
@@ -167,7 +178,12 @@ struct ActorRef {
 
 struct alignas(64) Actor {
   const WoActorType* type;
-  Shard* home;
+  // The shard that runs it and owns its state, mailbox and monitors. It
+  // changes only when that shard hands a queued actor to another one
+  // (placement.cpp): released there after the state and mailbox moved, so a
+  // thread that reads the new home (acquire) also sees them.
+  std::atomic<Shard*> home{nullptr};
+  Shard* home_shard() const { return home.load(std::memory_order_acquire); }
   // Handles and runtime references naming this actor (ActorRef). Any thread.
   std::atomic<int64_t> refs{0};
   // Bumped each time the shell is collected: a Collect item posted for an
@@ -181,7 +197,10 @@ struct alignas(64) Actor {
   void* state = nullptr;              // home only
   Mailbox mailbox;                    // home only
   std::vector<Monitor> monitors;      // home only
-  std::atomic<int64_t> pending{0};    // sent, not yet taken for delivery (the cap)
+  // Sent, not yet taken for delivery (the cap). While its home hands it to
+  // another shard the kMoving bit is set: a sender that reserves then waits
+  // for the move to end before it reads `home` (placement.cpp).
+  std::atomic<int64_t> pending{0};
   std::atomic<bool> dead{false};
   // Its receive is parked in a call to this actor (0: none), as a link: the
   // callee's address with the call's tag in the low bits (link_actor). Set by
@@ -191,6 +210,18 @@ struct alignas(64) Actor {
   uint8_t call_tag = 0;               // counts its calls, for the links' tags (home only)
   bool queued = false;                // in the home run queue (home only)
   bool running = false;               // a delivery is in progress, maybe parked (home only)
+  bool fresh = true;                  // no delivery has started yet (placement.cpp prefers to move these)
+  // Moved and not delivered to since: it does not move again until it has
+  // been (placement.cpp; each move puts it at the tail of a run queue, and an
+  // actor moved on every few mails never reached the head of one).
+  bool moved = false;
+  // Mail from other shards (home only, placement.cpp): the shard and the
+  // sender the last ones came from, and how many came from that one sender
+  // in a row, none from elsewhere. One partner, not a crowd: a collector fed
+  // by many actors does not chase whichever shard sent last.
+  Shard* mail_from = nullptr;
+  const void* mail_sender = nullptr;
+  int mail_streak = 0;
   // Held messages (docs/decisions/0045): the highest commit seq this actor's
   // receives staged without waiting, and what it sent since that is not
   // durable yet, released in order once the store's durable seq covers it.
@@ -209,11 +240,14 @@ inline Actor* link_actor(uintptr_t link) { return reinterpret_cast<Actor*>(link 
 struct InboxItem {
   // Stop: end this shard's `_dl` fd waits; Durable: the store's durable seq
   // advanced, release held messages it covers; Collect: the last reference
-  // to `actor` (of life `env.msg`) went on another shard.
-  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable, Collect } kind;
+  // to `actor` (of life `env.msg`) went on another shard; Adopt: `actor`,
+  // queued, now lives here (placement.cpp).
+  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable, Collect, Adopt } kind;
   Actor* actor = nullptr;       // Mail, Watch, Collect: the target / the watched actor
   Envelope env{};               // Mail; Watch: the notice
   Actor* observer = nullptr;    // Watch
+  Shard* from = nullptr;        // Mail: the sending shard ...
+  const void* sender = nullptr; // ... and the sending actor (or fiber: `main`, a timer's scheduler)
   CallWait* wait = nullptr;     // Wake
 };
 
@@ -254,12 +288,29 @@ struct alignas(64) Shard {
   uint64_t timer_seq = 0;
   std::vector<Fiber*> idle;                 // pooled delivery fibers
   std::vector<Fiber*> all;                  // every fiber this shard made
-  std::vector<Actor*> actors;               // homed here (released at shutdown)
   // The inbox: any thread pushes, the shard drains.
   std::mutex mu;
   std::vector<InboxItem> inbox;
   std::atomic<bool> has_mail{false};        // inbox non-empty (a lock-free peek)
   std::atomic<bool> sleeping{false};        // in poll(): a poster must write the eventfd
+  // How many takes in a row left work queued behind the one taken (home
+  // only): a backlog that lasts, not the moment two things are runnable,
+  // makes this shard give work away (placement.cpp).
+  int backlog = 0;
+  // Takes to go before this shard hands work away again (home only): one
+  // hand-off per kBacklogTakes takes at most. Handing fresh actors out at
+  // every take let an idle shard run a stream of short producers faster than
+  // their consumer here got its turns (a mailbox-full trap).
+  int share_pause = 0;
+  struct Follow {
+    Actor* actor;
+    Shard* to;
+    uint64_t life;
+  };
+  std::vector<Follow> follow;               // listed by follow_mail (home only)
+  // Actors this shard handed away (home only; WO_SCHED_STATS prints the sums).
+  int64_t moved_shared = 0;                 // to an idle shard (share_work)
+  int64_t moved_followed = 0;               // after their mail (move_followers)
   int efd = -1;                             // eventfd: "the inbox or a signal wants you"
   int epfd = -1;                            // epoll: the eventfd and the fds fibers wait on
   int64_t io_waiting = 0;                   // fibers parked on an fd (home only)
@@ -274,10 +325,23 @@ struct alignas(64) Shard {
   // (collect.cpp). Each with the life it was listed in.
   std::vector<std::pair<Actor*, uint64_t>> suspects;
   size_t suspect_at = 0;                    // where the next re-check starts
+  // Takes since the last re-check: a shard that never idles (one running
+  // `main` in a loop of calls) re-checks every kRecheckTakes takes instead,
+  // or its suspects pile up for as long as it is busy.
+  int takes_since_recheck = 0;
   // holding.size(), for the log writer (which posts Durable only to shards
   // that hold something) and the stop drain (which waits for held messages).
   std::atomic<int64_t> held_actors{0};
   bool quit = false;                        // the loop returns (shutdown)
+  // Read by the other shards on their busy paths, so each on a line of its
+  // own (next to fields this shard writes at every take, the line bounced
+  // between cores: two independent ping-pong pairs per shard ran at half speed).
+  // Idle and willing to take actors: set as the shard starts to wait, taken
+  // (exchange) by the one busy shard that hands it work (placement.cpp).
+  alignas(64) std::atomic<bool> wants_work{true};  // a new shard is idle
+  // The run queue's length at the last take: how busy this shard is, for
+  // another deciding whether to hand it an actor (placement.cpp).
+  alignas(64) std::atomic<int64_t> load{0};
 };
 
 // ---- shard.cpp -----------------------------------------------------------------
@@ -285,7 +349,26 @@ bool started();
 void ensure_started();            // starts the shards at the first spawn
 Shard* current_shard();           // the calling thread's shard (nullptr before start)
 Fiber* current_fiber();
-Shard* shard_for_spawn();         // round-robin placement
+// ---- placement.cpp (docs/decisions/0083) ---------------------------------------
+Shard* shard_for_spawn();         // the spawner's shard, or an idle one when the spawner's is busy
+// Called by a shard whose run queue has not been empty for kBacklogTakes
+// takes in a row: hands some queued actors to an idle shard that asked for
+// work (and starts the count again).
+inline constexpr int kBacklogTakes = 64;
+inline constexpr int kFreshBacklog = 2;   // fresh actors (not run yet) may go this early
+void share_work(Shard* s);
+void adopt(Actor* a);             // the Adopt inbox item
+void print_sched_stats(const std::vector<Shard*>& shards);  // WO_SCHED_STATS, at the end
+// On a's home, after mail from shard `from` was queued for it: an actor whose
+// mail keeps coming from one other shard is listed to move there ...
+void follow_mail(Actor* a, Shard* from, const void* sender);
+// ... which happens once the inbox is drained (no DeferCollect then), if that
+// shard is no busier than this one.
+void move_followers(Shard* s);
+// reserve() found the kMoving bit: waits until the move is over.
+void wait_for_move(Actor* a);
+inline constexpr int64_t kMoving = int64_t{1} << 40;
+// ---- shard.cpp (again) ----------------------------------------------------------
 int64_t mailbox_cap();
 void push_run(Shard* s, Runnable r);
 void post(Shard* to, InboxItem item);     // cross-shard; wakes the shard
@@ -318,9 +401,10 @@ void runtime_send(Actor* target, uint64_t msg, const WoTypeDesc* type, const cha
                   Actor* from = nullptr);
 void release_actor(Actor* a);              // shutdown, on the home shard
 // `a` became queued or stopped being busy on its home shard (the drain's count).
-inline void count_active(Actor* a, int64_t by) {
-  a->home->active.store(a->home->active.load(std::memory_order_relaxed) + by, std::memory_order_release);
+inline void count_active(Shard* s, int64_t by) {
+  s->active.store(s->active.load(std::memory_order_relaxed) + by, std::memory_order_release);
 }
+inline void count_active(Actor* a, int64_t by) { count_active(a->home_shard(), by); }
 
 // ---- collect.cpp (docs/decisions/0079) ------------------------------------------
 // A new handle for `a` (one more count), owned by the caller's shard.
@@ -334,9 +418,11 @@ void unref_actor(Actor* a);                // drops one; the last one lets the a
 void maybe_collect(Actor* a);
 void collect_item(Actor* a, uint64_t life);  // the Collect inbox item
 void recheck_suspects(Shard* s);             // before the shard idles: a bounded slice of `suspects`
+inline constexpr int kRecheckTakes = 1024;  // ... and every so many takes of a busy shard
 // While one lives on this thread, actors found unreachable are destroyed
 // only when the outermost one ends: code walking an actor's queues (held
 // messages, the inbox) never sees that actor freed under it.
+bool collect_deferred();                     // a DeferCollect lives on this thread
 class DeferCollect {
  public:
   DeferCollect();

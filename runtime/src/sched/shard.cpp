@@ -32,6 +32,8 @@
 #include "../trap.h"
 #include "common/traps.h"
 #include "asan_fiber.h"
+#include "cpu_budget.h"
+#include "placement.h"
 #include "fiber_local.h"
 #include "tsan_fiber.h"
 #include "wo_db.h"
@@ -60,6 +62,8 @@ thread_local Shard* t_shard = nullptr;
 thread_local Fiber* t_cur = nullptr;
 thread_local Fiber* t_prev = nullptr;
 
+// WO_SHARDS, else the CPUs the process may use (affinity mask, cgroup
+// quota: cpu_budget.h), not the CPUs the machine has.
 int shard_count() {
   const char* v = std::getenv("WO_SHARDS");
   long n = 0;
@@ -68,10 +72,7 @@ int shard_count() {
     n = std::strtol(v, &end, 10);
     if (*end) n = 0;
   }
-  if (n < 1 || n > 64) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    n = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
-  }
+  if (n < 1 || n > 64) n = usable_cpus();
   return static_cast<int>(n);
 }
 
@@ -191,6 +192,33 @@ void end_dl_waits(Shard* s) {
     if (w && w->dl) wake(w->fiber, w->park_id);
 }
 
+void take_items(Shard* s, std::vector<InboxItem>& items) {
+  DeferCollect later;  // an item may free an actor a later item names (its life is checked then)
+  for (InboxItem& it : items) {
+    switch (it.kind) {
+      case InboxItem::Mail:
+      case InboxItem::Watch:
+        // Posted to a home the actor has left since (placement.cpp): its
+        // new home takes it. (Mail cannot be: an actor with mail in flight
+        // does not move; a monitor's Watch can.)
+        if (Shard* home = it.actor->home_shard(); home != s) {
+          post(home, it);
+        } else if (it.kind == InboxItem::Mail) {
+          accept_mail(it.actor, it.env);
+          if (it.from) follow_mail(it.actor, it.from, it.sender);
+        } else {
+          accept_watch(it.actor, it.observer, it.env.msg, it.env.type);
+        }
+        break;
+      case InboxItem::Wake: finish_wake(it.wait); break;
+      case InboxItem::Stop: end_dl_waits(s); break;
+      case InboxItem::Durable: release_held_all(s); break;
+      case InboxItem::Collect: collect_item(it.actor, it.env.msg); break;
+      case InboxItem::Adopt: adopt(it.actor); break;
+    }
+  }
+}
+
 void drain_inbox(Shard* s) {
   if (!s->has_mail.load(std::memory_order_acquire)) return;  // the common case costs no lock
   std::vector<InboxItem> items;
@@ -199,17 +227,8 @@ void drain_inbox(Shard* s) {
     items.swap(s->inbox);
     s->has_mail.store(false, std::memory_order_relaxed);
   }
-  DeferCollect later;  // an item may free an actor a later item names (its life is checked then)
-  for (InboxItem& it : items) {
-    switch (it.kind) {
-      case InboxItem::Mail: accept_mail(it.actor, it.env); break;
-      case InboxItem::Wake: finish_wake(it.wait); break;
-      case InboxItem::Watch: accept_watch(it.actor, it.observer, it.env.msg, it.env.type); break;
-      case InboxItem::Stop: end_dl_waits(s); break;
-      case InboxItem::Durable: release_held_all(s); break;
-      case InboxItem::Collect: collect_item(it.actor, it.env.msg); break;
-    }
-  }
+  take_items(s, items);
+  if (!s->follow.empty()) move_followers(s);  // placement.cpp
 }
 
 // Due time.after timers and park deadlines, merged in one (deadline, arming)
@@ -314,6 +333,11 @@ void poll_io(Shard* s, int timeout_ms) {
 // inbox after announcing that it sleeps, so no post is missed.
 void idle_wait(Shard* s) {
   recheck_suspects(s);  // actors whose own `me` was shared (collect.cpp): a slice now
+  if (g_rt->shards.size() > 1) s->wants_work.store(true, std::memory_order_release);  // placement.cpp
+  struct Busy {  // taken out of the idle list whatever ends the wait
+    Shard* s;
+    ~Busy() { s->wants_work.store(false, std::memory_order_relaxed); }
+  } busy{s};
   int64_t deadline = next_deadline(s);
   int64_t spin_until = s->io_waiting ? 0 : now_us() + kSpinUs;  // fds to watch: no spinning
   for (int i = 0; !s->has_mail.load(std::memory_order_acquire) && spin_until; ++i) {
@@ -372,6 +396,15 @@ bool take_next(Shard* s, Runnable* out) {
       a->running = true;
     }
     *out = r;
+    // A busy shard's suspects (collect.cpp), now and then. Not inside a
+    // collection already under way (an item's drops may have switched here).
+    if (!s->suspects.empty() && ++s->takes_since_recheck >= kRecheckTakes && !collect_deferred()) recheck_suspects(s);
+    s->load.store(static_cast<int64_t>(s->runq.size()), std::memory_order_relaxed);
+    if (s->share_pause > 0) --s->share_pause;
+    if (s->runq.empty())
+      s->backlog = 0;
+    else if (++s->backlog >= kFreshBacklog && s->share_pause == 0)
+      share_work(s);  // work queued behind this: an idle shard may take some (placement.cpp)
     return true;
   }
   return false;
@@ -544,16 +577,11 @@ void wake(Fiber* f, uint64_t park_id) {
   push_run(f->shard, Runnable{f, nullptr});
 }
 
-Shard* shard_for_spawn() {
-  uint64_t n = g_rt->next_spawn.fetch_add(1, std::memory_order_relaxed);
-  return g_rt->shards[n % g_rt->shards.size()];
-}
-
 std::vector<Actor*> actors_of(Shard* s) {
   std::vector<Actor*> out;
   std::lock_guard lk(g_rt->actors_mu);
   for (Actor* a : g_rt->actors)
-    if (a->home == s) out.push_back(a);
+    if (a->home_shard() == s) out.push_back(a);
   return out;
 }
 
@@ -573,6 +601,7 @@ void ensure_started() {
   g_rt = new Runtime;
   g_rt->epoch = ++epochs;
   g_rt->mailbox_cap = read_mailbox_cap();
+  g_rt->spread = read_spread(false);
   int n = shard_count();
   for (int i = 0; i < n; ++i) {
     auto* s = new Shard;
@@ -626,6 +655,7 @@ void shutdown() {
   Shard* s0 = rt->shards[0];
   if (!s0->sched->finished) switch_to(rt->main, s0->sched);
   for (size_t i = 1; i < rt->shards.size(); ++i) rt->shards[i]->thread.join();
+  print_sched_stats(rt->shards);  // every shard has stopped: their counts are final
   set_stop_wake_fd(-1);
   close_external_waits();  // before the inboxes are emptied and the shards freed
   // Single-threaded from here: what is left in an inbox was posted to a
@@ -645,6 +675,7 @@ void shutdown() {
         case InboxItem::Stop: break;
         case InboxItem::Durable: break;
         case InboxItem::Collect: break;
+        case InboxItem::Adopt: release_actor(it.actor); break;  // moved as its new home tore down
       }
     }
     s->inbox.clear();

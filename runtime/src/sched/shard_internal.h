@@ -23,7 +23,9 @@ struct alignas(64) Runtime {
   bool stop_broadcast = false;         // shard 0 only: every shard was told of the stop
   int64_t mailbox_cap = 1024;
   uint64_t epoch = 0;                  // this scheduler's number (ActorRef::epoch)
-  // Written by spawns: a cache line of their own.
+  // WO_PLACEMENT=spread: spawns go round-robin over the shards and no actor
+  // moves (placement.cpp); next_spawn is the round-robin's counter.
+  bool spread = false;
   alignas(64) std::atomic<uint64_t> next_spawn{0};
   std::mutex actors_mu;
   std::vector<Actor*> actors;          // every live actor (Actor::slot is its index), freed at the end
