@@ -128,7 +128,7 @@ void destroy(Actor* a) {
   rt->actors[a->slot] = last;
   last->slot = a->slot;
   rt->actors.pop_back();
-  rt->free_shells.push_back(a);
+  current_shard()->shells.push_back(a);  // the home shard's (this thread's)
 }
 
 }  // namespace
@@ -237,16 +237,16 @@ void release_reply(CallWait* w) {
 }
 
 Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
-  Runtime* rt = runtime_record();
+  // A shell this thread's shard collected (any shard's would do: a shell is
+  // only memory; the per-shard list takes no lock).
+  std::vector<Actor*>& shells = current_shard()->shells;
   Actor* a = nullptr;
-  {
-    std::lock_guard lk(rt->actors_mu);
-    if (!rt->free_shells.empty()) {
-      a = rt->free_shells.back();
-      rt->free_shells.pop_back();
-    }
+  if (!shells.empty()) {
+    a = shells.back();
+    shells.pop_back();
+  } else {
+    a = new Actor;
   }
-  if (!a) a = new Actor;
   a->type = type;
   a->home.store(home, std::memory_order_release);
   a->state = state;
@@ -271,9 +271,10 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
 }
 
 void free_shells() {
-  Runtime* rt = runtime_record();
-  for (Actor* a : rt->free_shells) delete a;
-  rt->free_shells.clear();
+  for (Shard* s : runtime_record()->shards) {
+    for (Actor* a : s->shells) delete a;
+    s->shells.clear();
+  }
 }
 
 }  // namespace wo::sched

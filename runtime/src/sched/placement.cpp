@@ -42,14 +42,6 @@ constexpr size_t kMaxMovedMail = 16;
 constexpr int kFollowAfter = 64;    // mails in a row from one sender on another shard before an actor follows it
 constexpr size_t kLookAhead = 64;   // run-queue entries looked at, from the head
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Another shard that is idle and asked for work, claimed (nobody else hands
 // it work until it asks again), or nullptr.
 Shard* claim_idle(Shard* self) {

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../small_heap.h"
 #include "deadlines.h"
 #include "external_wait.h"
 #include "wo_actor.h"
@@ -95,13 +96,16 @@ struct CallWait {
 };
 
 // A FIFO of envelopes that allocates nothing until the first message, so
-// an idle actor costs only its shell and state (runtime.md §3: ≤ 1 KB).
+// an idle actor costs only its shell and state (runtime.md §3: ≤ 1 KB). Its
+// buffer is the program's heap (the small heap: per thread, no lock; glibc's
+// malloc takes an arena lock once a second shard thread exists, and spawns
+// on two shards ran 23% slower than on one).
 class Mailbox {
  public:
   Mailbox() = default;
   Mailbox(const Mailbox&) = delete;
   Mailbox& operator=(const Mailbox&) = delete;
-  ~Mailbox() { std::free(buf_); }
+  ~Mailbox() { release_buffer(); }
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
   void push(const Envelope& e) {
@@ -110,7 +114,7 @@ class Mailbox {
     ++count_;
   }
   void reset() {  // empty: frees the buffer (a collected actor's shell)
-    std::free(buf_);
+    release_buffer();
     buf_ = nullptr;
     head_ = count_ = cap_ = 0;
   }
@@ -134,13 +138,17 @@ class Mailbox {
  private:
   void grow() {
     size_t cap = cap_ ? cap_ * 2 : 4;
-    auto* nb = static_cast<Envelope*>(std::malloc(cap * sizeof(Envelope)));
+    auto* nb = static_cast<Envelope*>(wo::heap_block(cap * sizeof(Envelope)));
     if (!nb) throw std::bad_alloc();
     for (size_t i = 0; i < count_; ++i) nb[i] = buf_[(head_ + i) & (cap_ - 1)];
-    std::free(buf_);
+    release_buffer();
     buf_ = nb;
     cap_ = cap;
     head_ = 0;
+  }
+  void release_buffer() {
+    if (buf_) wo::heap_free(buf_);
+    buf_ = nullptr;
   }
   Envelope* buf_ = nullptr;
   size_t head_ = 0, count_ = 0, cap_ = 0;
@@ -308,6 +316,7 @@ struct alignas(64) Shard {
     uint64_t life;
   };
   std::vector<Follow> follow;               // listed by follow_mail (home only)
+  std::vector<Actor*> shells;               // collected here, reused by spawns here (collect.cpp)
   // Actors this shard handed away (home only; WO_SCHED_STATS prints the sums).
   int64_t moved_shared = 0;                 // to an idle shard (share_work)
   int64_t moved_followed = 0;               // after their mail (move_followers)
@@ -345,6 +354,14 @@ struct alignas(64) Shard {
 };
 
 // ---- shard.cpp -----------------------------------------------------------------
+// A spin-wait's pause (the thread waited for runs on another core).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 bool started();
 void ensure_started();            // starts the shards at the first spawn
 Shard* current_shard();           // the calling thread's shard (nullptr before start)

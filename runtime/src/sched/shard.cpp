@@ -48,14 +48,6 @@ constexpr int64_t kSpinUs = 50;                 // an idle shard polls its inbox
 constexpr int64_t kBusyPollUs = 100;            // a busy shard looks at its fds at least this often
 constexpr int64_t kStopGraceMs = 2000;          // the stop drain's bound (decision 0027)
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 Runtime* g_rt = nullptr;
 std::atomic<bool> g_started{false};
 thread_local Shard* t_shard = nullptr;

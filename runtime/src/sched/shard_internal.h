@@ -29,7 +29,6 @@ struct alignas(64) Runtime {
   alignas(64) std::atomic<uint64_t> next_spawn{0};
   std::mutex actors_mu;
   std::vector<Actor*> actors;          // every live actor (Actor::slot is its index), freed at the end
-  std::vector<Actor*> free_shells;     // collected shells, reused by spawns (collect.cpp)
 };
 
 void register_actor(Actor* a);
