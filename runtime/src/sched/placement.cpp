@@ -2,15 +2,15 @@
 // the code that spawns it, so actors that talk to each other share a
 // thread and a message between them is a function call's worth of work,
 // not a deep copy, an inbox post and a wake-up of another thread (which on
-// a busy machine waits for a core). The other shards get work in two ways,
-// both only when one of them is idle and asked for it (Shard::wants_work):
+// a busy machine waits for a core). Actors change shards in two ways:
 //
-//  - a spawn made while the spawner's shard has work queued goes to the idle
-//    shard (its state is copied there, as a cross-shard spawn always was);
-//  - a shard with work queued behind what it runs next hands some of its
-//    queued actors to the idle shard (share_work).
+//  - an idle shard asks for work (Shard::wants_work) and a shard with work
+//    queued behind what it runs next hands it some of its queued actors
+//    (share_work): fresh ones at once, others after a lasting backlog;
+//  - an actor that keeps getting mail from one sender on another shard
+//    moves to that shard (follow_mail, move_followers).
 //
-// A hand-off is done by the actor's home shard, between two deliveries of
+// A move is done by the actor's home shard, between two deliveries of
 // the actor (queued, not running): it deep-copies the state and the queued
 // messages (within a shard values are shared by count, so nothing of the
 // old shard's may stay reachable), and publishes the new home. It happens

@@ -33,8 +33,8 @@
 #include "common/traps.h"
 #include "asan_fiber.h"
 #include "cpu_budget.h"
-#include "placement.h"
 #include "fiber_local.h"
+#include "placement.h"
 #include "tsan_fiber.h"
 #include "wo_db.h"
 
