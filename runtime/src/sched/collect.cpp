@@ -122,13 +122,9 @@ void destroy(Actor* a) {
   drop_held(a);
   a->type = nullptr;
   a->life.fetch_add(1, std::memory_order_release);  // entries and Collect items of this life are void now
-  Runtime* rt = runtime_record();
-  std::lock_guard lk(rt->actors_mu);
-  Actor* last = rt->actors.back();
-  rt->actors[a->slot] = last;
-  last->slot = a->slot;
-  rt->actors.pop_back();
-  current_shard()->shells.push_back(a);  // the home shard's (this thread's)
+  Shard* home = current_shard();
+  delist(home, a);
+  home->shells.push_back(a);
 }
 
 }  // namespace
@@ -266,8 +262,26 @@ Actor* take_shell(const WoActorType* type, Shard* home, void* state) {
   a->addr_fields = 0;
   const WoClassDesc* cls = type->state->cls;
   for (int64_t i = 0; i < cls->nfields; ++i) a->addr_fields += is_address(cls->fields[i].type);
-  register_actor(a);
+  if (home == current_shard()) {
+    enlist(home, a);
+  } else {  // WO_PLACEMENT=spread: its home lists it (before any mail the spawner sends it)
+    InboxItem it{InboxItem::Enlist};
+    it.actor = a;
+    post(home, it);
+  }
   return a;
+}
+
+void enlist(Shard* s, Actor* a) {
+  a->slot = s->homed.size();
+  s->homed.push_back(a);
+}
+
+void delist(Shard* s, Actor* a) {
+  Actor* last = s->homed.back();
+  s->homed[a->slot] = last;
+  last->slot = a->slot;
+  s->homed.pop_back();
 }
 
 void free_shells() {

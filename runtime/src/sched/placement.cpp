@@ -119,6 +119,7 @@ bool move_actor(Actor* a, Shard* to) {
     return false;
   }
   a->moved = true;
+  delist(current_shard(), a);  // the new home lists it when the Adopt item arrives
   std::swap(a->state, state);
   a->mailbox.swap(box);
   a->home.store(to, std::memory_order_release);  // from here on `a` is not this shard's to touch
@@ -273,6 +274,7 @@ void print_sched_stats(const std::vector<Shard*>& shards) {
 
 void adopt(Actor* a) {
   Shard* s = current_shard();
+  enlist(s, a);
   count_active(s, 1);
   push_run(s, Runnable{nullptr, a});
 }

@@ -197,7 +197,7 @@ struct alignas(64) Actor {
   // Bumped each time the shell is collected: a Collect item posted for an
   // earlier life of a recycled shell is ignored (collect.cpp).
   std::atomic<uint64_t> life{0};
-  size_t slot = 0;                    // its index in Runtime::actors (under actors_mu)
+  size_t slot = 0;                    // its index in its home's `homed` (home only)
   // How many fields of its state class hold an address: so many of `refs`
   // may be its own (a `me` field), which do not keep it reachable (collect.cpp).
   int64_t addr_fields = 0;
@@ -249,8 +249,9 @@ struct InboxItem {
   // Stop: end this shard's `_dl` fd waits; Durable: the store's durable seq
   // advanced, release held messages it covers; Collect: the last reference
   // to `actor` (of life `env.msg`) went on another shard; Adopt: `actor`,
-  // queued, now lives here (placement.cpp).
-  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable, Collect, Adopt } kind;
+  // queued, now lives here (placement.cpp); Enlist: `actor`, spawned by
+  // another shard (WO_PLACEMENT=spread), lives here.
+  enum Kind : uint8_t { Mail, Wake, Watch, Stop, Durable, Collect, Adopt, Enlist } kind;
   Actor* actor = nullptr;       // Mail, Watch, Collect: the target / the watched actor
   Envelope env{};               // Mail; Watch: the notice
   Actor* observer = nullptr;    // Watch
@@ -317,6 +318,10 @@ struct alignas(64) Shard {
   };
   std::vector<Follow> follow;               // listed by follow_mail (home only)
   std::vector<Actor*> shells;               // collected here, reused by spawns here (collect.cpp)
+  // The actors homed here (Actor::slot is the index; home only): released at
+  // teardown, freed at the end. Per shard, so a spawn or a collection takes
+  // no lock (one global list under a mutex cost every spawn on two shards).
+  std::vector<Actor*> homed;
   // Actors this shard handed away (home only; WO_SCHED_STATS prints the sums).
   int64_t moved_shared = 0;                 // to an idle shard (share_work)
   int64_t moved_followed = 0;               // after their mail (move_followers)
@@ -456,6 +461,9 @@ void release_reply(CallWait* w);
 // collected, all freed at the end (collect.cpp).
 Actor* take_shell(const WoActorType* type, Shard* home, void* state);
 void free_shells();
+// On s's thread: `a` is homed on s from now on / no longer.
+void enlist(Shard* s, Actor* a);
+void delist(Shard* s, Actor* a);
 
 // ---- held.cpp (docs/decisions/0045) ------------------------------------------------
 // Hands a message `from` (the sending actor, or nullptr) sends to `to`: held

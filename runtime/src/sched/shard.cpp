@@ -207,6 +207,7 @@ void take_items(Shard* s, std::vector<InboxItem>& items) {
       case InboxItem::Durable: release_held_all(s); break;
       case InboxItem::Collect: collect_item(it.actor, it.env.msg); break;
       case InboxItem::Adopt: adopt(it.actor); break;
+      case InboxItem::Enlist: enlist(s, it.actor); break;
     }
   }
 }
@@ -569,19 +570,7 @@ void wake(Fiber* f, uint64_t park_id) {
   push_run(f->shard, Runnable{f, nullptr});
 }
 
-std::vector<Actor*> actors_of(Shard* s) {
-  std::vector<Actor*> out;
-  std::lock_guard lk(g_rt->actors_mu);
-  for (Actor* a : g_rt->actors)
-    if (a->home_shard() == s) out.push_back(a);
-  return out;
-}
-
-void register_actor(Actor* a) {
-  std::lock_guard lk(g_rt->actors_mu);
-  a->slot = g_rt->actors.size();
-  g_rt->actors.push_back(a);
-}
+std::vector<Actor*> actors_of(Shard* s) { return s->homed; }  // a copy: releasing may collect
 
 Runtime* runtime_record() { return g_rt; }
 
@@ -667,15 +656,21 @@ void shutdown() {
         case InboxItem::Stop: break;
         case InboxItem::Durable: break;
         case InboxItem::Collect: break;
-        case InboxItem::Adopt: release_actor(it.actor); break;  // moved as its new home tore down
+        case InboxItem::Adopt:   // moved, or spawned for another shard, as that one tore down:
+        case InboxItem::Enlist:  // in no shard's list
+          release_actor(it.actor);
+          drop_held(it.actor);
+          delete it.actor;
+          break;
       }
     }
     s->inbox.clear();
   }
-  for (Actor* a : rt->actors) {
-    drop_held(a);  // none left: teardown dropped them (release_actor)
-    delete a;
-  }
+  for (Shard* s : rt->shards)
+    for (Actor* a : s->homed) {
+      drop_held(a);  // none left: teardown dropped them (release_actor)
+      delete a;
+    }
   free_shells();
   for (Shard* s : rt->shards) {
     for (Fiber* f : s->all) {

@@ -27,11 +27,8 @@ struct alignas(64) Runtime {
   // moves (placement.cpp); next_spawn is the round-robin's counter.
   bool spread = false;
   alignas(64) std::atomic<uint64_t> next_spawn{0};
-  std::mutex actors_mu;
-  std::vector<Actor*> actors;          // every live actor (Actor::slot is its index), freed at the end
 };
 
-void register_actor(Actor* a);
 Runtime* runtime_record();             // the running scheduler's record (nullptr before start, after the end)
 std::vector<Actor*> actors_of(Shard* s);
 void unref_wait(CallWait* w);
