@@ -29,15 +29,21 @@ bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0;
 
 }  // namespace
 
-int64_t read_cgroup_number(const std::string& path) {
+std::string read_cgroup_line(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "re");
-  if (!f) return -1;
-  char buf[64] = {};
-  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  if (!f) return {};
+  char buf[256] = {};
+  bool got = std::fgets(buf, sizeof buf, f) != nullptr;
   std::fclose(f);
-  buf[n] = '\0';
-  if (n == 0 || buf[0] < '0' || buf[0] > '9') return -1;
-  unsigned long long v = std::strtoull(buf, nullptr, 10);
+  std::string line = got ? buf : "";
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+int64_t read_cgroup_number(const std::string& path) {
+  std::string line = read_cgroup_line(path);
+  if (line.empty() || line[0] < '0' || line[0] > '9') return -1;
+  unsigned long long v = std::strtoull(line.c_str(), nullptr, 10);
   return v > static_cast<unsigned long long>(INT64_MAX) ? -1 : static_cast<int64_t>(v);
 }
 

@@ -20,6 +20,9 @@ using CgroupRead = std::function<int64_t(const std::string& dir)>;
 int64_t cgroup_smallest(const char* self, const std::string& sys, const char* controller, const CgroupRead& v2,
                         const CgroupRead& v1);
 
+// A cgroup file's first line, without its newline ("" when it cannot be read).
+std::string read_cgroup_line(const std::string& path);
+
 // The first number in a file (a limit), or -1 (missing, "max", garbage).
 int64_t read_cgroup_number(const std::string& path);
 

@@ -34,12 +34,8 @@ fail() {
   exit 1
 }
 
-if [[ $mode == native ]]; then
-  "$woc" build "$program" -o "$tmp/prog" 2>"$tmp/err" || fail "woc build failed"
-  cmd=("$tmp/prog" "$turns")
-else
-  cmd=("$woc" run "$program" -- "$turns")
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/wo_command.sh"  # wo_command
+wo_command "$mode" "$woc" "$program" "$tmp/prog" "$turns" 2>"$tmp/err" || fail "woc build failed"
 timeout -k 5 600 "${cmd[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
 status=$?
 [[ $status -eq 124 || $status -eq 137 ]] && fail "did not finish within 600 s"

@@ -37,12 +37,8 @@ fail() {
   exit 1
 }
 
-if [[ $mode == native ]]; then
-  "$woc" build "$here/migrate.wo" -o "$tmp/migrate" 2>"$tmp/err" || fail "woc build failed"
-  cmd=("$tmp/migrate" "${params[@]}")
-else
-  cmd=("$woc" run "$here/migrate.wo" -- "${params[@]}")
-fi
+source "$here/../lib/wo_command.sh"  # wo_command
+wo_command "$mode" "$woc" "$here/migrate.wo" "$tmp/migrate" "${params[@]}" 2>"$tmp/err" || fail "woc build failed"
 
 unset WO_PLACEMENT
 WO_SHARDS=2 WO_SCHED_STATS=1 timeout -k 5 300 "${cmd[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null

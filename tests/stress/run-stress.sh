@@ -54,12 +54,8 @@ fail() {
   exit 1
 }
 
-if [[ $mode == native ]]; then
-  "$woc" build "$here/actors.wo" -o "$tmp/actors" 2>"$tmp/err" || fail "woc build failed"
-  cmd=("$tmp/actors" "${params[@]}")
-else
-  cmd=("$woc" run "$here/actors.wo" -- "${params[@]}")
-fi
+source "$here/../lib/wo_command.sh"  # wo_command
+wo_command "$mode" "$woc" "$here/actors.wo" "$tmp/actors" "${params[@]}" 2>"$tmp/err" || fail "woc build failed"
 
 # Both placements (decision 0083): the default, where actors start on their
 # spawner's shard and move to feed an idle one, and "spread" (round-robin),

@@ -115,6 +115,14 @@ void maybe_suspect(Actor* a) {
   a->home_shard()->suspects.emplace_back(a, a->life.load(std::memory_order_relaxed));
 }
 
+// Asks `home` to look at `a` (of life `life`): the Collect item.
+void post_collect(Shard* home, Actor* a, uint64_t life) {
+  InboxItem it{InboxItem::Collect};
+  it.actor = a;
+  it.env.msg = life;
+  post(home, it);
+}
+
 void destroy(Actor* a) {
   release_actor(a);  // state (its own `me` too), monitors (their observers' counts)
   a->mailbox.reset();
@@ -153,10 +161,7 @@ void unref_actor(Actor* a) {
     maybe_collect(a);
     return;
   }
-  InboxItem it{InboxItem::Collect};
-  it.actor = a;
-  it.env.msg = life;
-  post(home, it);
+  post_collect(home, a, life);
 }
 
 bool collect_deferred() { return t_collecting; }
@@ -217,10 +222,7 @@ void collect_item(Actor* a, uint64_t life) {
   if (a->life.load(std::memory_order_acquire) != life) return;
   Shard* home = a->home_shard();
   if (home != current_shard()) {  // it moved since the item was posted (placement.cpp): its home looks
-    InboxItem it{InboxItem::Collect};
-    it.actor = a;
-    it.env.msg = life;
-    post(home, it);
+    post_collect(home, a, life);
     return;
   }
   maybe_collect(a);

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "../cgroup.h"
@@ -13,13 +12,6 @@
 namespace wo::sched {
 
 namespace {
-
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
 
 int64_t cpus_of(long long quota, long long period) {
   if (quota <= 0 || period <= 0) return -1;
@@ -54,7 +46,7 @@ int parse_cpu_max(const std::string& line) {
 
 int cgroup_cpus(const char* self, const std::string& sys) {
   int64_t n = wo::cgroup_smallest(
-      self, sys, "cpu", [](const std::string& dir) -> int64_t { return parse_cpu_max(first_line(dir + "/cpu.max")); },
+      self, sys, "cpu", [](const std::string& dir) -> int64_t { return parse_cpu_max(read_cgroup_line(dir + "/cpu.max")); },
       [](const std::string& dir) -> int64_t {
         // -1 in cfs_quota_us is no limit (read_cgroup_number gives -1 too).
         return cpus_of(read_cgroup_number(dir + "/cpu.cfs_quota_us"), read_cgroup_number(dir + "/cpu.cfs_period_us"));

@@ -23,6 +23,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,11 +37,13 @@ namespace wo::sched {
 namespace {
 
 constexpr size_t kMaxHandOff = 16;  // actors one hand-off moves at most
+constexpr int kFreshBacklog = 2;    // takes in a row with work queued behind before fresh actors may go
+constexpr int kBacklogTakes = 64;   // ... before any may go; and takes between two hand-offs
 // An actor with more mail queued stays: each message is copied when it moves,
 // and a backlog says the actor is busy where it is.
 constexpr size_t kMaxMovedMail = 16;
 constexpr int kFollowAfter = 64;    // mails in a row from one sender on another shard before an actor follows it
-constexpr size_t kLookAhead = 64;   // run-queue entries looked at, from the head
+constexpr size_t kLookAhead = 64;   // the longest run queue shared from; how far from its tail a follower is looked for
 
 // Another shard that is idle and asked for work, claimed (nobody else hands
 // it work until it asks again), or nullptr.
@@ -90,6 +93,12 @@ void release_box(Mailbox& box) {
   }
 }
 
+InboxItem adopt_item(Actor* a) {
+  InboxItem it{InboxItem::Adopt};
+  it.actor = a;
+  return it;
+}
+
 // Moves the queued actor `a` from this shard to `to`. False, with nothing
 // changed, when a message to it is in flight or a copy runs out of memory.
 bool move_actor(Actor* a, Shard* to) {
@@ -130,6 +139,59 @@ bool move_actor(Actor* a, Shard* to) {
   return true;
 }
 
+// Called by a shard with work queued behind what it runs next (after
+// kFreshBacklog takes in a row): hands some queued actors to an idle shard.
+void share_work(Shard* s) {
+  // A long queue is many small deliveries, where moving one actor costs about
+  // what running it does and its answers come back across: it stays (skynet:
+  // sharing out of a queue of 100,000 leaves made it 1.5x slower than one
+  // shard; sharing only from a short queue splits the tree at the top).
+  if (s->runq.empty() || s->runq.size() > kLookAhead || runtime_record()->spread || !anyone_idle(s) ||
+      collect_deferred())
+    return;
+  // Fresh actors (no delivery yet) may go as soon as the queue holds more
+  // than one thing: nothing depends on where they are yet, and in a tree of
+  // spawns the oldest are the highest, whose subtrees then grow on the other
+  // shard. Others only after a backlog that lasted kBacklogTakes takes, the
+  // newest first. The candidates' run-queue indices, in that order:
+  bool any = s->backlog >= kBacklogTakes;
+  std::vector<size_t> order, rest;
+  for (size_t i = 0; i < s->runq.size(); ++i) {
+    Actor* a = s->runq[i].actor;
+    if (a && (any || a->fresh) && shareable(a, s)) (a->fresh ? order : rest).push_back(i);
+  }
+  order.insert(order.end(), rest.rbegin(), rest.rend());
+  if (order.size() < 2) {
+    if (any) s->backlog = 0;  // nothing to give: look again a backlog later
+    return;
+  }
+  Shard* to = claim_idle(s);
+  if (!to) return;
+  s->backlog = 0;
+  s->share_pause = kBacklogTakes;
+  // Half of what could go, rounded down (the other half stays: this shard is
+  // busy too). One alone stays: a token passed round a ring of fresh actors
+  // is one candidate at a time, and moving it would split the ring.
+  size_t want = std::min(order.size() / 2, kMaxHandOff);
+  std::vector<InboxItem> moved;
+  std::vector<size_t> gone;
+  for (size_t i : order) {
+    if (moved.size() == want) break;
+    if (!move_actor(s->runq[i].actor, to)) continue;  // a message in flight: it stays
+    moved.push_back(adopt_item(s->runq[i].actor));
+    gone.push_back(i);
+  }
+  if (moved.empty()) {
+    to->wants_work.store(true, std::memory_order_release);  // still idle: someone else may feed it
+    return;
+  }
+  std::sort(gone.begin(), gone.end(), std::greater<>());  // erased from the back: the others keep their index
+  for (size_t i : gone) s->runq.erase(s->runq.begin() + static_cast<std::ptrdiff_t>(i));
+  count_active(s, -static_cast<int64_t>(moved.size()));
+  s->moved_shared += static_cast<int64_t>(moved.size());
+  post_all(to, moved.data(), moved.size());
+}
+
 }  // namespace
 
 bool read_spread(bool strict) {
@@ -156,65 +218,13 @@ Shard* shard_for_spawn() {
   return current_shard();
 }
 
-void share_work(Shard* s) {
-  // A long queue is many small deliveries, where moving one actor costs about
-  // what running it does and its answers come back across: it stays (skynet:
-  // sharing out of a queue of 100,000 leaves made it 1.5x slower than one
-  // shard; sharing only from a short queue splits the tree at the top).
-  if (s->runq.empty() || s->runq.size() > kLookAhead || runtime_record()->spread || !anyone_idle(s) ||
-      collect_deferred())
-    return;
-  // Fresh actors (no delivery yet) may go as soon as the queue holds more
-  // than one thing: nothing depends on where they are yet, and in a tree of
-  // spawns the oldest are the highest, whose subtrees then grow on the other
-  // shard. Others only after a backlog that lasted kBacklogTakes takes.
-  bool any = s->backlog >= kBacklogTakes;
-  size_t scan = std::min(s->runq.size(), kLookAhead);
-  size_t candidates = 0;
-  for (size_t i = 0; i < scan; ++i) {
-    Actor* a = s->runq[i].actor;
-    candidates += a && (any || a->fresh) && shareable(a, s);
-  }
-  if (candidates < 2) {
-    if (any) s->backlog = 0;  // nothing to give: look again a backlog later
-    return;
-  }
-  Shard* to = claim_idle(s);
-  if (!to) return;
-  s->backlog = 0;
-  s->share_pause = kBacklogTakes;
-  // Half of what could go, rounded down (the other half stays: this shard is
-  // busy too). One alone stays: a token passed round a ring of fresh actors
-  // is one candidate at a time, and moving it would split the ring.
-  size_t want = std::min(candidates / 2, kMaxHandOff);
-  std::vector<InboxItem> moved;
-  moved.reserve(want);
-  auto take = [&](size_t i) {
-    Actor* a = s->runq[i].actor;
-    if (!move_actor(a, to)) return false;
-    s->runq.erase(s->runq.begin() + static_cast<std::ptrdiff_t>(i));
-    --scan;
-    InboxItem it{InboxItem::Adopt};
-    it.actor = a;
-    moved.push_back(it);
-    return true;
-  };
-  for (size_t i = 0; i < scan && moved.size() < want;) {  // fresh ones, oldest first
-    Actor* a = s->runq[i].actor;
-    if (a && a->fresh && shareable(a, s) && take(i)) continue;  // the next entry slid to i
-    ++i;
-  }
-  for (size_t i = scan; any && i-- > 0 && moved.size() < want;) {  // then the newest of the rest
-    Actor* a = s->runq[i].actor;
-    if (a && shareable(a, s)) take(i);  // entries before i stay put
-  }
-  if (moved.empty()) {
-    to->wants_work.store(true, std::memory_order_release);  // still idle: someone else may feed it
-    return;
-  }
-  count_active(s, -static_cast<int64_t>(moved.size()));
-  s->moved_shared += static_cast<int64_t>(moved.size());
-  post_all(to, moved.data(), moved.size());
+void note_take(Shard* s) {
+  s->load.store(static_cast<int64_t>(s->runq.size()), std::memory_order_relaxed);
+  if (s->share_pause > 0) --s->share_pause;
+  if (s->runq.empty())
+    s->backlog = 0;
+  else if (++s->backlog >= kFreshBacklog && s->share_pause == 0)
+    share_work(s);
 }
 
 void follow_mail(Actor* a, Shard* from, const void* sender) {
@@ -252,9 +262,7 @@ void move_followers(Shard* s) {
     s->runq.erase(s->runq.begin() + static_cast<std::ptrdiff_t>(i - 1));
     count_active(s, -1);
     ++s->moved_followed;
-    InboxItem it{InboxItem::Adopt};
-    it.actor = a;
-    post(f.to, it);
+    post(f.to, adopt_item(a));
   }
 }
 

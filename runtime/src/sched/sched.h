@@ -115,7 +115,6 @@ class Mailbox {
   }
   void reset() {  // empty: frees the buffer (a collected actor's shell)
     release_buffer();
-    buf_ = nullptr;
     head_ = count_ = cap_ = 0;
   }
   template <class F>
@@ -307,7 +306,7 @@ struct alignas(64) Shard {
   // makes this shard give work away (placement.cpp).
   int backlog = 0;
   // Takes to go before this shard hands work away again (home only): one
-  // hand-off per kBacklogTakes takes at most. Handing fresh actors out at
+  // hand-off per 64 takes at most (placement.cpp). Handing fresh actors out at
   // every take let an idle shard run a stream of short producers faster than
   // their consumer here got its turns (a mailbox-full trap).
   int share_pause = 0;
@@ -372,13 +371,11 @@ void ensure_started();            // starts the shards at the first spawn
 Shard* current_shard();           // the calling thread's shard (nullptr before start)
 Fiber* current_fiber();
 // ---- placement.cpp (docs/decisions/0083) ---------------------------------------
-Shard* shard_for_spawn();         // the spawner's shard, or an idle one when the spawner's is busy
-// Called by a shard whose run queue has not been empty for kBacklogTakes
-// takes in a row: hands some queued actors to an idle shard that asked for
-// work (and starts the count again).
-inline constexpr int kBacklogTakes = 64;
-inline constexpr int kFreshBacklog = 2;   // fresh actors (not run yet) may go this early
-void share_work(Shard* s);
+Shard* shard_for_spawn();         // the spawner's shard (round-robin with WO_PLACEMENT=spread)
+// After each take (the run queue as it is behind what runs next): keeps the
+// shard's load and backlog counts and, when the backlog says so, hands
+// queued actors to an idle shard that asked for work.
+void note_take(Shard* s);
 void adopt(Actor* a);             // the Adopt inbox item
 void print_sched_stats(const std::vector<Shard*>& shards);  // WO_SCHED_STATS, at the end
 // On a's home, after mail from shard `from` was queued for it: an actor whose

@@ -392,12 +392,7 @@ bool take_next(Shard* s, Runnable* out) {
     // A busy shard's suspects (collect.cpp), now and then. Not inside a
     // collection already under way (an item's drops may have switched here).
     if (!s->suspects.empty() && ++s->takes_since_recheck >= kRecheckTakes && !collect_deferred()) recheck_suspects(s);
-    s->load.store(static_cast<int64_t>(s->runq.size()), std::memory_order_relaxed);
-    if (s->share_pause > 0) --s->share_pause;
-    if (s->runq.empty())
-      s->backlog = 0;
-    else if (++s->backlog >= kFreshBacklog && s->share_pause == 0)
-      share_work(s);  // work queued behind this: an idle shard may take some (placement.cpp)
+    note_take(s);  // placement.cpp: an idle shard may take some of what is queued behind this
     return true;
   }
   return false;
