@@ -408,3 +408,143 @@ TEST_CASE("unique Text keys held in the hash slot and past it: probes, collision
   CHECK(range(0, &r7, &hi, WO_DB_LO_OPEN | WO_DB_HI_OPEN) == std::vector<int64_t>{4, 5, 3, 6, 2});
   CHECK(range(0, &lo, &hi, WO_DB_DESC) == std::vector<int64_t>{8, 2, 6, 3, 5, 4, 7});
 }
+
+namespace {
+
+// An 8-byte key whose bytewise order is n's order (as key.h encodes Ints).
+std::string word_key(uint64_t n) {
+  uint64_t be = __builtin_bswap64(n);
+  return std::string(reinterpret_cast<const char*>(&be), 8);
+}
+
+// Deferred entries (decision 0084) against std::set: batches of defer()s of
+// every size (few against the index: placed one by one; many: one merge),
+// erases of pending entries (newest first, as undo does, and from the
+// middle) and of settled ones while others wait, then settle().
+void check_deferred(bool eight_byte_keys, unsigned seed) {
+  wo::db::OrderedIndex ix;
+  std::set<std::pair<std::string, int64_t>> model;
+  std::mt19937 rng(seed);
+  auto key = [&]() -> std::string {
+    if (eight_byte_keys) return word_key(rng() % 3 == 0 ? rng() % 50 : (uint64_t{rng()} << 20) ^ rng());
+    std::string k(1 + rng() % 3, static_cast<char>('a' + rng() % 6));
+    if (rng() % 3 == 0) k += std::string(10 + rng() % 8, static_cast<char>('a' + rng() % 2));
+    return k;
+  };
+  int64_t next_id = 1;
+  for (int round = 0; round < 60; ++round) {
+    std::vector<std::pair<std::string, int64_t>> waiting;
+    size_t batch = round % 4 == 0 ? rng() % 6000 : rng() % 40;
+    for (size_t i = 0; i < batch; ++i) {
+      std::string k = key();
+      int64_t id = rng() % 5 == 0 && next_id > 1 ? 1 + rng() % next_id : next_id++;  // ids not always ascending
+      if (model.count({k, id})) continue;
+      ix.defer(k, id);
+      model.insert({k, id});
+      waiting.push_back({k, id});
+    }
+    REQUIRE(ix.pending() == waiting.size());
+    for (int undo = 0; undo < 3 && !waiting.empty(); ++undo) {  // newest first
+      ix.erase(waiting.back().first, waiting.back().second);
+      model.erase(waiting.back());
+      waiting.pop_back();
+    }
+    if (waiting.size() > 2) {  // one from the middle
+      auto at = waiting.begin() + static_cast<std::ptrdiff_t>(rng() % waiting.size());
+      ix.erase(at->first, at->second);
+      model.erase(*at);
+      waiting.erase(at);
+    }
+    size_t settled = model.size() - waiting.size();
+    CHECK(ix.size() == settled);
+    for (int e = 0; e < 5 && settled > 0; ++e) {  // settled ones, while others wait
+      auto it = model.begin();
+      std::advance(it, rng() % model.size());
+      if (std::find(waiting.begin(), waiting.end(), *it) != waiting.end()) continue;
+      ix.erase(it->first, it->second);
+      model.erase(it);
+      --settled;
+    }
+    REQUIRE(ix.pending() == waiting.size());
+    ix.settle();
+    REQUIRE(ix.pending() == 0);
+    REQUIRE(ix.size() == model.size());
+    std::vector<std::pair<std::string, int64_t>> got;
+    for (auto it = ix.begin(); it != ix.end(); ++it) got.push_back({std::string(it->key), it->id});
+    REQUIRE(got == std::vector<std::pair<std::string, int64_t>>(model.begin(), model.end()));
+    if (!model.empty()) {  // lower_bound still finds its way through the new chunks
+      auto want = *std::next(model.begin(), static_cast<std::ptrdiff_t>(rng() % model.size()));
+      auto at = ix.lower_bound(want.first, want.second);
+      REQUIRE(!(at == ix.end()));
+      CHECK(at->key == want.first);
+      CHECK(at->id == want.second);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("OrderedIndex: deferred entries settle into the order inserted ones would have") {
+  SUBCASE("8-byte keys (radix sort), many equal") { check_deferred(true, 5); }
+  SUBCASE("Text keys, short and long (comparison sort)") { check_deferred(false, 6); }
+}
+
+TEST_CASE("a transaction's ordered entries are merged at commit, before its own reads, and undone on abort") {
+  People p;
+  Open db(p.s.get());
+  REQUIRE(db.rc == 0);
+  std::mt19937 rng(9);
+  std::map<int64_t, int64_t> age_of;  // id -> age
+  auto by_age = [&] {                 // ids in (age, id) order, as a range on `age` answers
+    std::vector<std::pair<int64_t, int64_t>> v;
+    for (auto& [id, age] : age_of) v.push_back({age, id});
+    std::sort(v.begin(), v.end());
+    std::vector<int64_t> out;
+    for (auto& [age, id] : v) out.push_back(id);
+    return out;
+  };
+  int serial = 0;
+  auto add = [&] {
+    int64_t age = rng() % 90;
+    int64_t id = ins(0, {"p" + std::to_string(serial++) + "@x", age, rng() % 2 ? V("Oslo") : V::nil_text(),
+                         static_cast<double>(serial)});
+    age_of[id] = age;
+  };
+  for (int i = 0; i < 300; ++i) add();  // settled before the transaction
+  wo_tx_begin(nullptr);
+  for (int i = 0; i < 2000; ++i) add();
+  V lo(30), hi(40);
+  std::vector<int64_t> mid;  // a read inside the transaction sees every insert so far
+  for (int64_t id : by_age()) {
+    if (age_of[id] >= 30 && age_of[id] <= 40) mid.push_back(id);
+  }
+  CHECK(range(AGE, &lo, &hi, 0) == mid);
+  for (int i = 0; i < 500; ++i) add();
+  for (int i = 0; i < 50; ++i) {  // deletes and updates of the indexed field, pending or not
+    auto it = std::next(age_of.begin(), static_cast<std::ptrdiff_t>(rng() % age_of.size()));
+    if (i % 2) {
+      wo_db_delete(0, it->first, nullptr);
+      age_of.erase(it);
+    } else {
+      it->second = rng() % 90;
+      set(0, it->first, AGE, V(it->second));
+    }
+  }
+  std::vector<int64_t> equal_17;
+  for (int64_t id : by_age())
+    if (age_of[id] == 17) equal_17.push_back(id);
+  CHECK(probe(0, AGE, V(17)) == equal_17);
+  wo_tx_commit(nullptr);
+  CHECK(range(AGE, nullptr, nullptr, 0) == by_age());
+  std::vector<int64_t> before = by_age();
+
+  wo_tx_begin(nullptr);  // inserts, an update, then the block is abandoned
+  for (int i = 0; i < 1500; ++i) {
+    int64_t age = rng() % 90;
+    ins(0, {"q" + std::to_string(i) + "@x", age, V::nil_text(), 1e6 + i});
+  }
+  set(0, before.front(), AGE, V(200));
+  wo_tx_abort();
+  CHECK(range(AGE, nullptr, nullptr, 0) == before);
+  CHECK(wo_db_count(0, nullptr) == static_cast<int64_t>(before.size()));
+}

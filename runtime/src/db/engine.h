@@ -155,6 +155,13 @@ class Engine {
   const Field& field(const Table& t, uint32_t f, const WoSite* site);
   Hold lock_write();
   Hold lock_read();
+  // lock_read, after merging `ix`'s deferred ordered entries (only the
+  // thread inside a transaction can find any: commit merges the rest).
+  Hold lock_read_settled(const TableIndex* ix);
+  // Inside transaction `tx`: table `t`'s ordered entries wait for commit.
+  void defer_ordered(Tx& tx, Table& t);
+  // Ends that for every table of `tx`; merges first when `settle` (commit).
+  void end_deferral(Tx& tx, bool settle);
   // Solo access: counts the calling thread in (once), then whether it may
   // go without the lock; if so its flag is set (Hold clears it).
   void note_thread() {

@@ -13,6 +13,16 @@
 // chunk is one fixed array, so an insert shifts it with one memmove; the
 // std::string entries this replaces were 40 bytes moved one by one, and
 // that shifting was a third of 1M-row inserts (docs/perf.md).
+//
+// Deferred entries (decision 0084): inside a transaction the table store
+// hands new entries to defer() instead of insert(). They wait, unsorted, in
+// a pending list, and settle() sorts them and merges them in one pass (or
+// one by one, in key order, when they are few against what is there). A
+// random insert's chunk is a cache miss and a shift; a merge writes each
+// chunk once, in order. Only insert, erase and settle see pending entries:
+// every reader (begin, lower_bound, walk) must come after a settle(), which
+// the store guarantees by settling at commit and before any read inside the
+// transaction (Engine::lock_read_settled).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -130,9 +140,9 @@ class OrderedIndex {
   OrderedIndex(const OrderedIndex&) = delete;
   OrderedIndex& operator=(const OrderedIndex&) = delete;
   OrderedIndex(OrderedIndex&& o) noexcept
-      : arena_(std::move(o.arena_)), chunks_(std::move(o.chunks_)), fences_(std::move(o.fences_)) {
-    o.chunks_.clear();
-    o.fences_.clear();
+      : arena_(std::move(o.arena_)), chunks_(std::move(o.chunks_)), fences_(std::move(o.fences_)),
+        pending_(std::move(o.pending_)), pending_plain_(o.pending_plain_), size_(o.size_) {
+    o.forget();
   }
   OrderedIndex& operator=(OrderedIndex&& o) noexcept {
     if (this != &o) {
@@ -140,11 +150,17 @@ class OrderedIndex {
       arena_ = std::move(o.arena_);
       chunks_ = std::move(o.chunks_);
       fences_ = std::move(o.fences_);
-      o.chunks_.clear();
-      o.fences_.clear();
+      pending_ = std::move(o.pending_);
+      pending_plain_ = o.pending_plain_;
+      size_ = o.size_;
+      o.forget();
     }
     return *this;
   }
+
+  // Entries in order (settled ones), and entries waiting to be merged.
+  size_t size() const { return size_; }
+  size_t pending() const { return pending_.size(); }
 
   It begin() const { return It(this, 0, 0); }
   It end() const { return It(this, chunks_.size(), 0); }
@@ -172,9 +188,18 @@ class OrderedIndex {
     }
   }
   void insert(std::string_view key, int64_t id);   // (key, id) must be absent; all or nothing
+  // The same, but the entry waits in the pending list until settle(); all
+  // or nothing. Readers must not run while entries are pending.
+  void defer(std::string_view key, int64_t id);
+  // Merges the pending entries in. All or nothing as far as the index's
+  // content goes: on an allocation failure (a trap), what was not merged is
+  // still pending and everything else is as it was.
+  void settle();
   // Starts loading the chunk an insert of (key, id) lands in, without
   // waiting for it (Table::prefetch_insert).
   void prefetch(std::string_view key, int64_t id) const;
+  // Removes (key, id), settled or pending; allocates nothing (transaction
+  // undo runs it, newest entry first: a pending one is found at the end).
   void erase(std::string_view key, int64_t id);
   // Replaces the content with `sorted` entries (ascending, distinct).
   void assign(std::vector<IndexEntry> sorted);
@@ -184,6 +209,7 @@ class OrderedIndex {
   template <class Next>
   void assign_from(size_t n, Next&& next) {
     clear();
+    size_ = n;
     size_t half = kMax / 2;  // half full: room for inserts before a split
     fences_.reserve(n / half + 1);
     chunks_.reserve(n / half + 1);
@@ -220,6 +246,16 @@ class OrderedIndex {
   static void free_entry(const OrdEntry& e) {
     if (e.len > OrdEntry::kInline) std::free(const_cast<char*>(e.heap()));
   }
+  void forget() {  // after a move: owns nothing
+    chunks_.clear();
+    fences_.clear();
+    pending_.clear();
+    pending_plain_ = true;
+    size_ = 0;
+  }
+  void place(const OrdEntry& x);  // insert's work on an entry made already (ownership moves in on success)
+  void sort_pending();            // (key, id) order, allocating only scratch space
+  void merge_pending();           // a new set of chunks from the old ones and the sorted pending list
   size_t chunk_for(std::string_view key, int64_t id) const;  // first chunk whose last entry >= (key, id)
   static size_t in_chunk(const Chunk& v, std::string_view key, int64_t id);  // first entry >= (key, id)
   Chunk* new_chunk() { return new (arena_.alloc()) Chunk; }  // traps OOM
@@ -229,6 +265,9 @@ class OrderedIndex {
   std::vector<Chunk*> chunks_;                  // each non-empty, in order, in arena_
   std::vector<OrdEntry> fences_;                // fences_[c] == chunks_[c]->e[n - 1] (a copy, not an owner)
   mutable size_t hint_ = 0;                     // the chunk the last prefetch() found (insert checks it)
+  std::vector<OrdEntry> pending_;               // defer()red entries, owned, in arrival order
+  bool pending_plain_ = true;                   // every pending key is 8 bytes: radix sort applies
+  size_t size_ = 0;                             // entries in chunks_
 };
 
 }  // namespace wo::db

@@ -96,6 +96,17 @@ void emit_ordered(It begin, It end, bool desc, int64_t limit, IdList& out) {
 
 }  // namespace
 
+Engine::Hold Engine::lock_read_settled(const TableIndex* ix) {
+  auto lk = lock_read();
+  if (!ix || ix->ordered.pending() == 0) return lk;
+  lk.unlock();
+  {
+    auto w = lock_write();
+    const_cast<TableIndex*>(ix)->ordered.settle();  // the write lock: nobody reads it meanwhile
+  }
+  return lock_read();
+}
+
 void Engine::ensure_ordered(Table& t, uint32_t index) {
   auto lk = lock_write();  // builds once; maintained by every write from then on
   if (!t.indexes[index].ordered_ready) t.build_ordered(t.indexes[index]);
@@ -156,7 +167,7 @@ WoList* Engine::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, con
     }
     return xs;
   }
-  auto lk = lock_read();
+  auto lk = lock_read_settled(ix);
   IdList out(0);
   each_equal(t, ix, f, k, nil, [&](int64_t id) {
     out.push(id);
@@ -170,9 +181,10 @@ int64_t Engine::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite
   const Field& fd = field(t, f, site);
   std::string k;
   append_key_abi(k, fd, key);
-  auto lk = lock_read();
+  const TableIndex* ix = index_on(t, f);
+  auto lk = lock_read_settled(ix);
   int64_t n = 0;
-  each_equal(t, index_on(t, f), f, k, is_nil(fd, key), [&](int64_t) {
+  each_equal(t, ix, f, k, is_nil(fd, key), [&](int64_t) {
     ++n;
     return true;
   });
@@ -190,7 +202,7 @@ WoList* Engine::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, 
     append_key_abi(k, fd, keys[i]);
     nil = nil || is_nil(fd, keys[i]);
   }
-  auto lk = lock_read();
+  auto lk = lock_read_settled(&ix);
   IdList out(0);
   if (!indexes_built()) {  // decision 0070: a scan until they are
     std::string other;
@@ -203,7 +215,7 @@ WoList* Engine::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, 
   if (nil && !ix.ordered_ready) {  // nil keys are not in a unique hash: build the ordered side
     lk.unlock();
     ensure_ordered(t, index);
-    lk = lock_read();
+    lk = lock_read_settled(&ix);
   }
   each_equal(t, &ix, 0, k, nil, [&](int64_t id) {
     out.push(id);
@@ -222,7 +234,7 @@ WoList* Engine::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32
   bool desc = flags & WO_DB_DESC;
   const TableIndex* ix = index_on(t, f);
   if (ix && !ix->ordered_ready) ensure_ordered(t, static_cast<uint32_t>(ix - t.indexes.data()));
-  auto lk = lock_read();
+  auto lk = lock_read_settled(ix);
   IdList out(0);
   if (ix) {
     const OrderedIndex& s = ix->ordered;

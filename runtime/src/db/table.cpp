@@ -135,6 +135,7 @@ const TableIndex* Table::unique_conflict(const RowKeys& keys) const {
 void Table::prefetch_insert(const RowKeys& keys, int64_t id) const {
   for (size_t i = 0; i < indexes.size(); ++i)  // the slots first: one line each
     if (keys.hashed[i]) indexes[i].unique.prefetch(keys.hash[i]);
+  if (defer_ordered) return;  // the entries wait in a list: nothing to load
   for (size_t i = 0; i < indexes.size(); ++i)
     if (indexes[i].ordered_ready) indexes[i].ordered.prefetch(keys.key[i], id);
 }
@@ -177,7 +178,10 @@ void Table::index_add_key(TableIndex& ix, int64_t id, std::string_view key, bool
     if (!ix.ordered_ready) return;
   }
   try {
-    ix.ordered.insert(key, id);
+    if (defer_ordered)
+      ix.ordered.defer(key, id);
+    else
+      ix.ordered.insert(key, id);
   } catch (...) {
     if (hashed) ix.unique.erase(h, id);
     throw;
@@ -202,6 +206,10 @@ void Table::build_ordered(TableIndex& ix) {
   std::sort(all.begin(), all.end(), [](const IndexEntry& a, const IndexEntry& b) { return entry_less(a, b.key, b.id); });
   ix.ordered.assign(std::move(all));
   ix.ordered_ready = true;
+}
+
+void Table::settle_ordered() {
+  for (TableIndex& ix : indexes) ix.ordered.settle();
 }
 
 void Table::index_add(int64_t id, const uint64_t* slots, const RowKeys* keys) {

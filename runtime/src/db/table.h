@@ -132,8 +132,16 @@ class Table {
   void index_remove_from(TableIndex& ix, int64_t id, const uint64_t* slots);
   void index_add_key(TableIndex& ix, int64_t id, std::string_view key, bool hashed, uint64_t h);
 
+  // Merges every index's deferred ordered entries (OrderedIndex::settle;
+  // traps OOM with the rest still pending).
+  void settle_ordered();
+
   std::vector<TableIndex> indexes;
   int64_t next_id = 1;
+  // While set (a transaction inserts here, Engine::insert), new ordered
+  // entries are deferred, not placed; the engine settles them at commit and
+  // before any read, and clears this before an abort's undo.
+  bool defer_ordered = false;
 
  private:
   static constexpr unsigned kPageBits = 8;

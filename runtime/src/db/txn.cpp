@@ -50,6 +50,7 @@ void Engine::commit(const WoSite* site) {
   note_thread();
   {
     std::unique_lock lk(mu_);
+    end_deferral(*tx, true);  // may trap OOM: the transaction is still open then
     if (tx->nrec) {
       if (tx->records.size() + head_.size() + kStageReserve + kFrameOverhead > kMaxFrame)
         raise(static_cast<int64_t>(TrapCode::DB), site, "transaction too large for the table store");
@@ -62,6 +63,23 @@ void Engine::commit(const WoSite* site) {
   discard(store_, *tx);
   delete tx;
   if (seq) commit_->wait(seq);
+}
+
+void Engine::defer_ordered(Tx& tx, Table& t) {
+  if (t.defer_ordered) return;
+  bool ordered = false;
+  for (const TableIndex& ix : t.indexes) ordered = ordered || ix.ordered_ready;
+  if (!ordered) return;
+  tx.deferred.push_back(&t);  // may trap OOM: nothing has changed yet
+  t.defer_ordered = true;
+}
+
+void Engine::end_deferral(Tx& tx, bool settle) {
+  for (Table* t : tx.deferred) {
+    if (settle) t->settle_ordered();
+    t->defer_ordered = false;
+  }
+  if (settle) tx.deferred.clear();
 }
 
 void Engine::undo(Tx& tx) {
@@ -116,7 +134,9 @@ void Engine::abort() noexcept {
       log_burnt_ids(*tx);
     } catch (...) {  // an OOM trap: the ids stay burnt in RAM
     }
+    end_deferral(*tx, false);  // undo's index changes apply at once
     undo(*tx);
+    for (Table* t : tx->deferred) t->settle_ordered();  // undo took every deferred entry back: nothing to merge
     release_gate();
   } catch (...) {
     // Only allocation can fail here (an index node). RAM would then hold a

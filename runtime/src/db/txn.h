@@ -12,6 +12,8 @@
 
 namespace wo::db {
 
+class Table;
+
 struct Undo {
   enum Op : uint8_t { Insert, Update, Delete };
   Op op;
@@ -24,6 +26,7 @@ struct Undo {
 
 struct Tx {
   std::vector<Undo> undo;
+  std::vector<Table*> deferred;  // tables whose ordered entries wait for commit (Table::defer_ordered)
   std::string records;   // sub-records of the block's durable writes
   uint32_t nrec = 0;
 };

@@ -128,7 +128,10 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
       end_record(rec, at);
       check_size(rec, site);
     }
-    if (tx) reserve_undo(*tx);
+    if (tx) {
+      reserve_undo(*tx);
+      defer_ordered(*tx, t);
+    }
     store_.attach(t, id, hold.row(), &keys);
     hold.taken();
     t.next_id = id + 1;
