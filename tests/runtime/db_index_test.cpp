@@ -538,13 +538,18 @@ TEST_CASE("a transaction's ordered entries are merged at commit, before its own 
   CHECK(range(AGE, nullptr, nullptr, 0) == by_age());
   std::vector<int64_t> before = by_age();
 
-  wo_tx_begin(nullptr);  // inserts, an update, then the block is abandoned
+  wo_tx_begin(nullptr);  // inserts (one undo run), a delete inside the run, more inserts, an update; abandoned
+  std::vector<int64_t> added;
   for (int i = 0; i < 1500; ++i) {
     int64_t age = rng() % 90;
-    ins(0, {"q" + std::to_string(i) + "@x", age, V::nil_text(), 1e6 + i});
+    added.push_back(ins(0, {"q" + std::to_string(i) + "@x", age, V::nil_text(), 1e6 + i}));
   }
+  wo_db_delete(0, added[700], nullptr);
+  for (int i = 0; i < 10; ++i) ins(0, {"r" + std::to_string(i) + "@x", 5, V::nil_text(), 2e6 + i});
   set(0, before.front(), AGE, V(200));
+  set(0, added[3], AGE, V(201));
   wo_tx_abort();
+  for (int64_t id : added) CHECK_FALSE(wo_db_exists(0, id));
   CHECK(range(AGE, nullptr, nullptr, 0) == before);
   CHECK(wo_db_count(0, nullptr) == static_cast<int64_t>(before.size()));
 }

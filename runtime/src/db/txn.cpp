@@ -88,8 +88,8 @@ void Engine::undo(Tx& tx) {
     Table& t = store_.table(u.cls);
     const ClassDef& c = t.def();
     switch (u.op) {
-      case Undo::Insert:
-        store_.destroy(t, u.id);  // its id stays taken: t.next_id does not go back
+      case Undo::Insert:  // newest first; the ids stay taken: t.next_id does not go back
+        for (uint64_t k = u.old; k-- > 0;) store_.destroy(t, u.id + static_cast<int64_t>(k));
         break;
       case Undo::Update:
         word_free(c.fields[u.field], store_.set_field(t, u.id, u.field, u.old));

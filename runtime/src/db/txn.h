@@ -20,7 +20,10 @@ struct Undo {
   uint32_t cls;
   uint32_t field;   // Update
   int64_t id;
-  uint64_t old;     // Update: the previous word (owned: a blob stays alive for the undo)
+  uint64_t old;     // Update: the previous word (owned: a blob stays alive for the undo);
+                    // Insert: how many rows, ids id, id + 1, ... (a block's run of inserts
+                    // into one table is one entry: 40 bytes a row were a sixth of the
+                    // memory a one-transaction insert touched)
   Row* row;         // Delete: the detached row (owned)
 };
 

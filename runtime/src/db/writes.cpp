@@ -135,7 +135,13 @@ int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site)
     store_.attach(t, id, hold.row(), &keys);
     hold.taken();
     t.next_id = id + 1;
-    if (tx) tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 0, nullptr});
+    if (tx) {
+      Undo* last = tx->undo.empty() ? nullptr : &tx->undo.back();
+      if (last && last->op == Undo::Insert && last->cls == cls && last->id + static_cast<int64_t>(last->old) == id)
+        last->old++;  // the run goes on
+      else
+        tx->undo.push_back(Undo{Undo::Insert, cls, 0, id, 1, nullptr});  // room reserved above
+    }
     seq = log_write(tx, log, rec);
   }
   if (seq) commit_->wait(seq);
