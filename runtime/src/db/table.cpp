@@ -113,16 +113,23 @@ const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, in
   return nullptr;
 }
 
-void Table::keys_of(const uint64_t* slots, RowKeys& out) const {
+void Table::keys_of(const uint64_t* words, RowKeys& out, bool abi) const {
   size_t n = indexes.size();
   if (out.key.size() < n) out.key.resize(n);  // kept, with their capacity, for the next row
   out.hash.resize(n);
   out.hashed.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const TableIndex& ix = indexes[i];
-    key_of(ix, slots, out.key[i]);
-    out.hashed[i] = ix.def->unique && !key_has_nil(ix, slots);
-    out.hash[i] = out.hashed[i] ? key_hash(out.key[i]) : 0;
+    std::string& key = out.key[i];
+    key.clear();
+    for (uint32_t c : ix.def->cols) {
+      if (abi)
+        append_key_abi(key, def_->fields[c], words[c]);
+      else
+        append_key(key, def_->fields[c], words[c]);
+    }
+    out.hashed[i] = ix.def->unique && !key_has_nil(ix, words);  // nil is the same word in both forms
+    out.hash[i] = out.hashed[i] ? key_hash(key) : 0;
   }
 }
 

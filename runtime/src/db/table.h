@@ -110,8 +110,10 @@ class Table {
   // waited for its slot, then the ordered insert for its chunk).
   void prefetch_insert(const RowKeys& keys, int64_t id) const;
 
-  // Fills `out` with the keys of `slots` in every index.
-  void keys_of(const uint64_t* slots, RowKeys& out) const;
+  // Fills `out` with the keys in every index of a row's words: engine words
+  // (slots), or the program's ABI words (an insert's values, before the row
+  // is built: Engine::insert starts the index misses first).
+  void keys_of(const uint64_t* words, RowKeys& out, bool abi = false) const;
   // unique_conflict for a new row whose keys are worked out already.
   const TableIndex* unique_conflict(const RowKeys& keys) const;
 

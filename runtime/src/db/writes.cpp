@@ -104,16 +104,19 @@ uint64_t Engine::log_write(Tx* tx, bool log, const std::string& rec) {
 int64_t Engine::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
   Table& t = table(cls, site);
   const ClassDef& c = t.def();
-  NewRow hold(c, values, site);
   uint64_t seq = 0;
   int64_t id;
   {
     auto lk = lock_write();
     Tx* tx = current_tx();
-    const uint64_t* s = hold.row()->slots();
+    // The keys from the program's values, and the index lines they land in
+    // asked for, before the row is copied: the copy's work overlaps those
+    // cache misses instead of coming before them.
     RowKeys& keys = t_keys;
-    t.keys_of(s, keys);
+    t.keys_of(values, keys, true);
     t.prefetch_insert(keys, t.next_id);
+    NewRow hold(c, values, site);
+    const uint64_t* s = hold.row()->slots();
     int bad = store_.missing_ref(t, s);
     if (bad >= 0) trap(TrapCode::FK, site, "referenced row does not exist: " + c.name + "." + c.fields[bad].name);
     if (const TableIndex* ix = t.unique_conflict(keys))
