@@ -8,6 +8,7 @@ Store::Store(const Schema* schema) : schema_(schema) {
 }
 
 int Store::missing_ref(const Table& t, const uint64_t* slots) const {
+  if (!t.has_refs()) return -1;
   const ClassDef& c = t.def();
   for (size_t i = 0; i < c.fields.size(); ++i) {
     const Field& f = c.fields[i];
@@ -59,13 +60,13 @@ void Store::attach(Table& t, int64_t id, const Row* row, const RowKeys* keys) {
     t.drop(id);  // the caller still owns `row`'s blobs
     throw;
   }
-  count_refs(t.def(), in->slots(), +1);
+  if (t.has_refs()) count_refs(t.def(), in->slots(), +1);
 }
 
 Row* Store::detach(Table& t, int64_t id) {
   Row* out = t.copy_out(id);  // the one allocation, before anything changes
   Row* row = t.find(id);
-  count_refs(t.def(), row->slots(), -1);
+  if (t.has_refs()) count_refs(t.def(), row->slots(), -1);
   t.index_remove(id, row->slots());
   t.drop(id);
   return out;
@@ -73,7 +74,7 @@ Row* Store::detach(Table& t, int64_t id) {
 
 void Store::destroy(Table& t, int64_t id) {
   Row* row = t.find(id);
-  count_refs(t.def(), row->slots(), -1);
+  if (t.has_refs()) count_refs(t.def(), row->slots(), -1);
   t.index_remove(id, row->slots());
   t.destroy(id);
 }

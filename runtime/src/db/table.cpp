@@ -11,6 +11,30 @@
 
 namespace wo::db {
 
+namespace {
+
+// The bytes of a Text or Bytes word (an engine Blob*, or a program's WoText*
+// when `abi`; 0 reads as empty, as in key.cpp), when none of them is 0x00:
+// the key (key.h) is then those bytes and 0x00 0x00.
+bool plain_text(uint64_t w, bool abi, const char*& p, uint64_t& n) {
+  if (!w) {
+    p = "";
+    n = 0;
+    return true;
+  }
+  if (abi) {
+    const auto* t = reinterpret_cast<const WoText*>(w);  // WoBytes has the same layout
+    p = t->bytes;
+    n = static_cast<uint64_t>(t->len);
+  } else {
+    p = as_blob(w)->bytes();
+    n = as_blob(w)->len;
+  }
+  return n == 0 || !std::memchr(p, 0, n);
+}
+
+}  // namespace
+
 bool TableIndex::covers(uint32_t field) const {
   for (uint32_t c : def->cols)
     if (c == field) return true;
@@ -20,10 +44,18 @@ bool TableIndex::covers(uint32_t field) const {
 Table::Table(const ClassDef* def)
     : def_(def), cell_words_(2 + def->fields.size()),
       arena_((1 + (size_t{1} << kPageBits) * cell_words_) * sizeof(uint64_t)) {
+  for (const Field& f : def->fields) has_refs_ = has_refs_ || f.kind == Kind::Ref;
   indexes.reserve(def->indexes.size());
   for (const IndexDef& d : def->indexes) {
     TableIndex ix;
     ix.def = &d;
+    if (d.cols.size() == 1 && !def->fields[d.cols[0]].nullable) {
+      Kind k = def->fields[d.cols[0]].kind;
+      if (k == Kind::Text || k == Kind::Bytes)
+        ix.shape = KeyShape::Text;
+      else if (!is_blob(k) && k != Kind::Float)
+        ix.shape = KeyShape::Word;
+    }
     ix.ordered_ready = !d.unique;
     ix.label = def->name + ".";
     if (d.cols.size() == 1) {
@@ -115,21 +147,37 @@ const TableIndex* Table::unique_conflict(const uint64_t* slots, int64_t self, in
 
 void Table::keys_of(const uint64_t* words, RowKeys& out, bool abi) const {
   size_t n = indexes.size();
-  if (out.key.size() < n) out.key.resize(n);  // kept, with their capacity, for the next row
-  out.hash.resize(n);
-  out.hashed.resize(n);
+  if (out.key.size() != n) {  // kept, with the keys' capacity, for the next row
+    out.key.resize(n);
+    out.hash.resize(n);
+    out.hashed.resize(n);
+  }
+  const Field* fields = def_->fields.data();
   for (size_t i = 0; i < n; ++i) {
     const TableIndex& ix = indexes[i];
     std::string& key = out.key[i];
-    key.clear();
-    for (uint32_t c : ix.def->cols) {
-      if (abi)
-        append_key_abi(key, def_->fields[c], words[c]);
-      else
-        append_key(key, def_->fields[c], words[c]);
+    uint32_t c0 = ix.def->cols[0];
+    uint64_t len;
+    bool nil = false;
+    if (ix.shape == KeyShape::Word) {  // append_key's big-endian word with the sign bit flipped
+      uint64_t be = __builtin_bswap64(words[c0] ^ (uint64_t{1} << 63));
+      key.assign(reinterpret_cast<const char*>(&be), 8);
+    } else if (const char* p; ix.shape == KeyShape::Text && plain_text(words[c0], abi, p, len)) {
+      key.assign(p, len);  // no 0x00 to escape: the bytes, then the end mark
+      key.append(2, '\0');
+    } else {
+      key.clear();
+      for (uint32_t c : ix.def->cols) {
+        nil = nil || is_nil(fields[c], words[c]);
+        if (abi)
+          append_key_abi(key, fields[c], words[c]);
+        else
+          append_key(key, fields[c], words[c]);
+      }
     }
-    out.hashed[i] = ix.def->unique && !key_has_nil(ix, words);  // nil is the same word in both forms
-    out.hash[i] = out.hashed[i] ? key_hash(key) : 0;
+    bool hashed = ix.def->unique && !nil;
+    out.hashed[i] = hashed;
+    out.hash[i] = hashed ? key_hash(key) : 0;
   }
 }
 

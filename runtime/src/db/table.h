@@ -25,8 +25,14 @@
 
 namespace wo::db {
 
+// How an index's key is built from a row's words: the two common shapes
+// (one non-nullable Int-shaped column; one non-nullable Text or Bytes column)
+// without key.h's general per-column path, to the same bytes.
+enum class KeyShape : uint8_t { General, Word, Text };
+
 struct TableIndex {
   const IndexDef* def;
+  KeyShape shape = KeyShape::General;
   std::string label;   // `<table>.<field>` or `<table>.(<a>, <b>)`, for the UNIQUE message
   OrderedIndex ordered;
   bool ordered_ready = false;   // maintained (always for non-unique indexes)
@@ -53,6 +59,9 @@ class Table {
   Table& operator=(const Table&) = delete;
 
   const ClassDef& def() const { return *def_; }
+  // Whether any field is a ref (an insert or delete without one skips the
+  // reference checks and counts).
+  bool has_refs() const { return has_refs_; }
   Row* find(int64_t id) const {
     if (id < 1) return nullptr;
     uint64_t i = static_cast<uint64_t>(id - 1);
@@ -166,6 +175,7 @@ class Table {
   }
 
   const ClassDef* def_;
+  bool has_refs_ = false;
   size_t cell_words_;   // 1 + the row's words (header and slots)
   BlockArena arena_;    // before pages_: they go back to it
   std::vector<Page> pages_;

@@ -28,8 +28,8 @@ inline uint64_t key_hash(std::string_view k) {
     h = (h ^ w) * 0xFF51AFD7ED558CCDu;
     h ^= h >> 32;
   }
-  uint64_t w = 0;
-  __builtin_memcpy(&w, k.data() + i, k.size() - i);
+  uint64_t w = 0;  // the tail, little-endian (as a memcpy into w): a loop, not a memcpy call
+  for (size_t j = 0; i + j < k.size(); ++j) w |= uint64_t{static_cast<uint8_t>(k[i + j])} << (8 * j);
   h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
   h ^= h >> 29;
   h *= 0xFF51AFD7ED558CCDu;
