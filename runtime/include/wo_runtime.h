@@ -396,6 +396,11 @@ void wo_net_write(int64_t fd, WoText* text, const WoSite* site);        // every
 bool wo_net_write_dl(int64_t fd, WoText* text, int64_t ms, const WoSite* site);   // false: torn at the deadline
 void wo_net_close(int64_t fd, const WoSite* site);
 WoText* wo_net_peer(int64_t fd);                                         // "ip:port", "unix" or ""
+// An outbound TCP connection to `host` (IPv4, IPv6 or a name resolved through
+// c-ares) at `port` 1..65535, a non-blocking fd as net.accept's; refused,
+// unreachable or unresolvable traps IO (docs/decisions/0085).
+int64_t wo_net_connect(WoText* host, int64_t port, const WoSite* site);
+int64_t wo_net_connect_dl(WoText* host, int64_t port, int64_t ms, const WoSite* site);  // ?Int: WO_NIL_SCALAR at the deadline
 // HTTP/1.1 framing (runtime/src/http/README.md, docs/decisions/0023). `carry`:
 // bytes already read on the connection; `first_ms` bounds the wait for the
 // first byte, `read_ms` every later read (<= 0: none). Never NULL.
