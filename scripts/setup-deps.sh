@@ -23,6 +23,7 @@ packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl
           libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)
           libpq-dev  # libpq-fe.h for the PostgreSQL store (runtime/src/pg/; libpq.so.5 is loaded at run time)
           libc-ares-dev  # ares.h for net.connect's name lookups (runtime/src/net/resolve.cpp; libcares.so.2 is loaded at run time)
+          openssl ca-certificates  # the TLS tests make their own certificates; net.connect_tls trusts the system's CAs
           postgresql-15  # the private server of the PostgreSQL tests (scripts/pg-temp.sh, tests/pg/)
           haproxy  # the load balancer in front of two web-app processes (tests/pg/two-process.sh)
           git curl python3)  # the package tests (git deps over file://) and the web-app gate's clients

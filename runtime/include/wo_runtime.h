@@ -401,6 +401,18 @@ WoText* wo_net_peer(int64_t fd);                                         // "ip:
 // unreachable or unresolvable traps IO (docs/decisions/0085).
 int64_t wo_net_connect(WoText* host, int64_t port, const WoSite* site);
 int64_t wo_net_connect_dl(WoText* host, int64_t port, int64_t ms, const WoSite* site);  // ?Int: WO_NIL_SCALAR at the deadline
+// TLS (docs/decisions/0086): a connection after a client handshake that
+// checks the server's certificate against the system store (WO_CA_BUNDLE),
+// a CA file, or (insecure) not at all; a server handshake on the next
+// accepted connection or on one already accepted. The result is read,
+// written and closed with the plain net builtins.
+int64_t wo_net_connect_tls(WoText* host, int64_t port, const WoSite* site);
+int64_t wo_net_connect_tls_dl(WoText* host, int64_t port, int64_t ms, const WoSite* site);
+int64_t wo_net_connect_tls_ca_dl(WoText* host, int64_t port, WoText* ca_file, int64_t ms, const WoSite* site);
+int64_t wo_net_connect_tls_insecure_dl(WoText* host, int64_t port, int64_t ms, const WoSite* site);
+int64_t wo_net_accept_tls(int64_t listener, WoText* cert, WoText* key, const WoSite* site);
+int64_t wo_net_accept_tls_dl(int64_t listener, WoText* cert, WoText* key, int64_t ms, const WoSite* site);
+bool wo_net_tls_server(int64_t conn, WoText* cert, WoText* key, int64_t ms, const WoSite* site);  // false at the deadline
 // HTTP/1.1 framing (runtime/src/http/README.md, docs/decisions/0023). `carry`:
 // bytes already read on the connection; `first_ms` bounds the wait for the
 // first byte, `read_ms` every later read (<= 0: none). Never NULL.

@@ -12,12 +12,14 @@
 #include "../sched/io.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "tls.h"
 #include "wo_actor.h"
 
 namespace wo::net {
 
 void raise_errno(const char* what, int err, const WoSite* site) {
-  wo::raise(static_cast<int64_t>(TrapCode::IO), site, (std::string(what) + ": " + std::strerror(err)).c_str());
+  const std::string why = err == tls::kTlsError ? "TLS: " + tls::last_error() : std::string(std::strerror(err));
+  wo::raise(static_cast<int64_t>(TrapCode::IO), site, (std::string(what) + ": " + why).c_str());
 }
 
 int checked_fd(int64_t fd, const char* what, const WoSite* site) {
@@ -30,6 +32,7 @@ int64_t deadline_of(int64_t ms) { return ms <= 0 ? -1 : sched::deadline_after_ms
 
 Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
              const WoSite* site) {
+  if (tls::Session* s = tls::find(fd)) return tls::read(s, fd, buf, max, deadline_us, dl, got, err, site);
   for (;;) {
     ssize_t n = ::read(fd, buf, max);
     observed_outside();
@@ -49,6 +52,14 @@ Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t
 
 Io send_all(int fd, iovec* iov, int n, int64_t deadline_us, bool dl, int* err, const WoSite* site) {
   wo_sched_durable_barrier();  // nothing leaves before the actor's commits are durable (decision 0045)
+  if (tls::Session* s = tls::find(fd)) {  // records of each piece in turn
+    for (; n > 0; ++iov, --n) {
+      Io r = tls::send(s, fd, static_cast<const char*>(iov->iov_base), iov->iov_len, deadline_us, dl, err, site);
+      if (r != Io::Done) return r;
+      iov->iov_len = 0;
+    }
+    return Io::Done;
+  }
   while (n > 0 && iov->iov_len == 0) ++iov, --n;
   while (n > 0) {
     msghdr m{};

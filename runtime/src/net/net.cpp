@@ -19,6 +19,7 @@
 #include "../sched/io.h"
 #include "../trap.h"
 #include "fd_io.h"
+#include "tls.h"
 #include "common/traps.h"
 
 namespace {
@@ -58,6 +59,43 @@ int64_t accept_impl(int64_t lfd, int64_t ms, bool dl, const WoSite* site) {
     if (errno == EINTR || errno == ECONNABORTED) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) raise_errno("net.accept", errno, site);
     if (!wait_ready(fd, EPOLLIN, deadline, dl, site)) return WO_NIL_SCALAR;
+  }
+}
+
+// A TLS server handshake on accepted `c`: true when done; false at the
+// deadline or when the client failed it (the connection is closed then: a
+// garbage, truncated or stalled handshake costs the server nothing more).
+bool handshake_or_close(int c, const std::string& cert, const std::string& key, int64_t deadline, bool dl,
+                        const WoSite* site) {
+  std::string why;
+  wo::net::tls::Handshake h;
+  try {
+    h = wo::net::tls::server(c, cert, key, deadline, dl, &why, site);
+  } catch (...) {  // the server's files cannot be used, or a stop signal
+    ::close(c);
+    throw;
+  }
+  if (h == wo::net::tls::Handshake::Done) return true;
+  ::close(c);
+  return false;
+}
+
+// net.accept_tls: the next connection whose client completes a handshake;
+// each handshake bounded by WO_TLS_HANDSHAKE_MS (and, for the `_dl` form,
+// by its deadline, which also bounds the wait for connections).
+int64_t accept_tls_impl(int64_t lfd, WoText* cert, WoText* key, int64_t ms, bool dl, const WoSite* site) {
+  wo::need(cert, site);
+  wo::need(key, site);
+  std::string c(cert->bytes, static_cast<size_t>(cert->len)), k(key->bytes, static_cast<size_t>(key->len));
+  int64_t deadline = dl ? deadline_of(ms) : -1;
+  for (;;) {
+    int64_t conn = accept_impl(lfd, ms, dl, site);
+    if (conn == WO_NIL_SCALAR) return WO_NIL_SCALAR;
+    int64_t hs = deadline_of(wo::net::tls::handshake_ms());
+    if (deadline >= 0 && deadline < hs) hs = deadline;
+    if (handshake_or_close(static_cast<int>(conn), c, k, hs, dl, site)) return conn;
+    if (deadline >= 0 && wo::sched::now_us() >= deadline) return WO_NIL_SCALAR;
+    if (dl) ms = (deadline - wo::sched::now_us() + 999) / 1000;  // what is left for the next one
   }
 }
 
@@ -132,8 +170,32 @@ bool wo_net_write_dl(int64_t fd, WoText* text, int64_t ms, const WoSite* site) {
   return write_impl(fd, text, ms, true, site);
 }
 
+int64_t wo_net_accept_tls(int64_t fd, WoText* cert, WoText* key, const WoSite* site) {
+  return accept_tls_impl(fd, cert, key, 0, false, site);
+}
+int64_t wo_net_accept_tls_dl(int64_t fd, WoText* cert, WoText* key, int64_t ms, const WoSite* site) {
+  return accept_tls_impl(fd, cert, key, ms, true, site);
+}
+
+bool wo_net_tls_server(int64_t conn, WoText* cert, WoText* key, int64_t ms, const WoSite* site) {
+  int fd = checked_fd(conn, "net.tls_server", site);
+  wo::need(cert, site);
+  wo::need(key, site);
+  if (wo::net::tls::find(fd)) wo::raise(kIo, site, "net.tls_server: the connection is TLS already");
+  std::string why;
+  switch (wo::net::tls::server(fd, std::string(cert->bytes, static_cast<size_t>(cert->len)),
+                               std::string(key->bytes, static_cast<size_t>(key->len)), deadline_of(ms), true, &why,
+                               site)) {
+    case wo::net::tls::Handshake::Done: return true;
+    case wo::net::tls::Handshake::Timeout: return false;
+    case wo::net::tls::Handshake::Failed: break;
+  }
+  wo::raise(kIo, site, ("net.tls_server: TLS: " + why).c_str());
+}
+
 void wo_net_close(int64_t fd, const WoSite* site) {
   int f = checked_fd(fd, "net.close", site);
+  if (wo::net::tls::Session* s = wo::net::tls::find(f)) wo::net::tls::end(f, s);  // before the fd number can be reused
   if (::close(f) < 0 && errno != EINTR) raise_errno("net.close", errno, site);
 }
 

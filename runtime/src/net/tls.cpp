@@ -1,0 +1,417 @@
+// TLS sessions on connection fds (tls.h, docs/decisions/0086).
+#include "tls.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <sys/epoll.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "../observe.h"
+#include "../sched/io.h"
+#include "../trap.h"
+#include "common/traps.h"
+#include "wo_actor.h"
+
+namespace wo::net::tls {
+namespace {
+
+constexpr const char* kSoname = "libssl.so.3";
+
+// The libssl (and, through it, libcrypto) functions used; the types are the
+// headers' own, so a changed signature fails to compile. Macros of the API
+// (SSL_CTX_set_min_proto_version, SSL_set_tlsext_host_name, ...) are spelt
+// out with the ctrl functions below.
+struct Lib {
+  decltype(&::TLS_client_method) client_method;
+  decltype(&::TLS_server_method) server_method;
+  decltype(&::SSL_CTX_new) ctx_new;
+  decltype(&::SSL_CTX_free) ctx_free;
+  decltype(&::SSL_CTX_ctrl) ctx_ctrl;
+  decltype(&::SSL_CTX_set_options) ctx_set_options;
+  decltype(&::SSL_CTX_set_verify) ctx_set_verify;
+  decltype(&::SSL_CTX_set_default_verify_paths) ctx_default_verify_paths;
+  decltype(&::SSL_CTX_load_verify_locations) ctx_load_verify_locations;
+  decltype(&::SSL_CTX_use_certificate_chain_file) ctx_use_chain_file;
+  decltype(&::SSL_CTX_use_PrivateKey_file) ctx_use_key_file;
+  decltype(&::SSL_CTX_check_private_key) ctx_check_key;
+  decltype(&::SSL_CTX_set_cipher_list) ctx_set_cipher_list;
+  decltype(&::SSL_CTX_set_alpn_select_cb) ctx_set_alpn_select_cb;
+  decltype(&::SSL_select_next_proto) select_next_proto;
+  decltype(&::SSL_new) ssl_new;
+  decltype(&::SSL_free) ssl_free;
+  decltype(&::SSL_set_fd) set_fd;
+  decltype(&::SSL_ctrl) ctrl;
+  decltype(&::SSL_set1_host) set1_host;
+  decltype(&::SSL_get0_param) get0_param;
+  decltype(&::X509_VERIFY_PARAM_set1_ip_asc) param_set1_ip_asc;
+  decltype(&::SSL_connect) connect;
+  decltype(&::SSL_accept) accept;
+  decltype(&::SSL_read) read;
+  decltype(&::SSL_write) write;
+  decltype(&::SSL_get_error) get_error;
+  decltype(&::SSL_shutdown) shutdown;
+  decltype(&::SSL_get_verify_result) get_verify_result;
+  decltype(&::X509_verify_cert_error_string) verify_error_string;
+  decltype(&::ERR_get_error) err_get;
+  decltype(&::ERR_error_string_n) err_string;
+  decltype(&::ERR_clear_error) err_clear;
+};
+
+template <class F>
+bool sym(void* h, const char* name, F& out) {
+  out = reinterpret_cast<F>(dlsym(h, name));
+  return out != nullptr;
+}
+
+std::string load(Lib& l) {
+  void* h = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    return e ? e : "dlopen failed";
+  }
+  bool ok = sym(h, "TLS_client_method", l.client_method) && sym(h, "TLS_server_method", l.server_method) &&
+            sym(h, "SSL_CTX_new", l.ctx_new) && sym(h, "SSL_CTX_free", l.ctx_free) &&
+            sym(h, "SSL_CTX_ctrl", l.ctx_ctrl) && sym(h, "SSL_CTX_set_options", l.ctx_set_options) &&
+            sym(h, "SSL_CTX_set_verify", l.ctx_set_verify) &&
+            sym(h, "SSL_CTX_set_default_verify_paths", l.ctx_default_verify_paths) &&
+            sym(h, "SSL_CTX_load_verify_locations", l.ctx_load_verify_locations) &&
+            sym(h, "SSL_CTX_use_certificate_chain_file", l.ctx_use_chain_file) &&
+            sym(h, "SSL_CTX_use_PrivateKey_file", l.ctx_use_key_file) &&
+            sym(h, "SSL_CTX_check_private_key", l.ctx_check_key) &&
+            sym(h, "SSL_CTX_set_cipher_list", l.ctx_set_cipher_list) &&
+            sym(h, "SSL_CTX_set_alpn_select_cb", l.ctx_set_alpn_select_cb) &&
+            sym(h, "SSL_select_next_proto", l.select_next_proto) && sym(h, "SSL_new", l.ssl_new) &&
+            sym(h, "SSL_free", l.ssl_free) && sym(h, "SSL_set_fd", l.set_fd) && sym(h, "SSL_ctrl", l.ctrl) &&
+            sym(h, "SSL_set1_host", l.set1_host) && sym(h, "SSL_get0_param", l.get0_param) &&
+            sym(h, "X509_VERIFY_PARAM_set1_ip_asc", l.param_set1_ip_asc) && sym(h, "SSL_connect", l.connect) &&
+            sym(h, "SSL_accept", l.accept) && sym(h, "SSL_read", l.read) && sym(h, "SSL_write", l.write) &&
+            sym(h, "SSL_get_error", l.get_error) && sym(h, "SSL_shutdown", l.shutdown) &&
+            sym(h, "SSL_get_verify_result", l.get_verify_result) &&
+            sym(h, "X509_verify_cert_error_string", l.verify_error_string) && sym(h, "ERR_get_error", l.err_get) &&
+            sym(h, "ERR_error_string_n", l.err_string) && sym(h, "ERR_clear_error", l.err_clear);
+  if (ok) return "";
+  const char* e = dlerror();
+  std::string why = e ? e : "a symbol is missing";
+  dlclose(h);
+  return why;
+}
+
+const Lib& lib() {
+  static const Lib loaded = [] {
+    Lib l{};
+    if (std::string why = load(l); !why.empty()) {
+      std::string msg = std::string("cannot load ") + kSoname + " (OpenSSL's libssl, Debian package libssl3), which TLS needs: " + why;
+      wo::raise(static_cast<int64_t>(TrapCode::IO), nullptr, msg.c_str());
+    }
+    return l;
+  }();
+  return loaded;
+}
+
+thread_local std::string t_error;
+
+// OpenSSL's queued reasons as one line (the queue is cleared).
+std::string queued_errors(const Lib& l) {
+  std::string out;
+  while (unsigned long e = l.err_get()) {
+    char buf[256];
+    l.err_string(e, buf, sizeof buf);
+    // "error:0A000086:SSL routines::certificate verify failed": the reason is the last field
+    const char* reason = std::strrchr(buf, ':');
+    if (!out.empty()) out += "; ";
+    out += reason && reason[1] ? reason + 1 : buf;
+  }
+  return out;
+}
+
+// TLS 1.2 suites with forward secrecy and AEAD only (TLS 1.3's are OpenSSL's defaults).
+constexpr const char* kCiphers12 = "ECDHE+AESGCM:ECDHE+CHACHA20:!aNULL:!eNULL:!MD5:!DSS";
+
+void common_options(const Lib& l, SSL_CTX* ctx) {
+  l.ctx_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
+  // A peer that closes without close_notify reads as the end of the stream
+  // (as Go and curl treat it); HTTP bodies carry their own lengths.
+  l.ctx_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+  l.ctx_ctrl(ctx, SSL_CTRL_MODE, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, nullptr);
+  l.ctx_set_cipher_list(ctx, kCiphers12);
+}
+
+std::mutex g_ctx_mu;
+std::map<std::string, SSL_CTX*> g_ctx;  // for the process's life: a handful, one per configuration
+
+[[noreturn]] void config_trap(const std::string& msg, const WoSite* site) {
+  wo::raise(static_cast<int64_t>(TrapCode::IO), site, msg.c_str());
+}
+
+SSL_CTX* client_ctx(const Lib& l, Verify v, const std::string& ca_file, const WoSite* site) {
+  std::string key = "client:" + std::to_string(static_cast<int>(v)) + ":" + ca_file;
+  std::lock_guard lk(g_ctx_mu);
+  if (auto it = g_ctx.find(key); it != g_ctx.end()) return it->second;
+  l.err_clear();
+  SSL_CTX* ctx = l.ctx_new(l.client_method());
+  if (!ctx) config_trap("TLS: cannot make a client context: " + queued_errors(l), site);
+  common_options(l, ctx);
+  if (v == Verify::Nothing) {
+    l.ctx_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  } else {
+    l.ctx_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    const char* bundle = std::getenv("WO_CA_BUNDLE");
+    std::string file = v == Verify::CaFile ? ca_file : (bundle && *bundle ? bundle : "");
+    int ok = file.empty() ? l.ctx_default_verify_paths(ctx) : l.ctx_load_verify_locations(ctx, file.c_str(), nullptr);
+    if (ok != 1) {
+      std::string why = queued_errors(l);
+      l.ctx_free(ctx);
+      config_trap("TLS: cannot read the trusted certificates" + (file.empty() ? std::string() : " in " + file) +
+                      ": " + why,
+                  site);
+    }
+  }
+  g_ctx[key] = ctx;
+  return ctx;
+}
+
+int alpn_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen,
+                void*) {
+  static const unsigned char kOurs[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  unsigned char* chosen = nullptr;
+  if (lib().select_next_proto(&chosen, outlen, kOurs, sizeof kOurs, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;  // no http/1.1 offered: go on without ALPN
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+SSL_CTX* server_ctx(const Lib& l, const std::string& cert, const std::string& key, const WoSite* site) {
+  std::string k = "server:" + cert + "\n" + key;
+  std::lock_guard lk(g_ctx_mu);
+  if (auto it = g_ctx.find(k); it != g_ctx.end()) return it->second;
+  l.err_clear();
+  SSL_CTX* ctx = l.ctx_new(l.server_method());
+  if (!ctx) config_trap("TLS: cannot make a server context: " + queued_errors(l), site);
+  common_options(l, ctx);
+  std::string bad;  // what could not be used, and from which file
+  if (l.ctx_use_chain_file(ctx, cert.c_str()) != 1)
+    bad = "the certificate chain in " + cert;
+  else if (l.ctx_use_key_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1)
+    bad = "the private key in " + key;
+  else if (l.ctx_check_key(ctx) != 1)
+    bad = "the private key in " + key + " with the certificate in " + cert;
+  if (!bad.empty()) {
+    std::string why = queued_errors(l);
+    l.ctx_free(ctx);
+    config_trap("TLS: cannot use " + bad + ": " + why, site);
+  }
+  l.ctx_set_alpn_select_cb(ctx, alpn_http11, nullptr);
+  g_ctx[k] = ctx;
+  return ctx;
+}
+
+}  // namespace
+
+struct Session {
+  SSL* ssl;
+};
+
+namespace {
+
+// fd -> session: 1,024 pages of 1,024 slots, a page made (and never freed)
+// the first time one of its fds gets a session; readers take no lock.
+constexpr size_t kPage = 1024, kPages = 1024;
+std::atomic<std::atomic<Session*>*> g_pages[kPages];
+std::mutex g_pages_mu;
+
+std::atomic<Session*>* slot(int fd, bool make) {
+  if (fd < 0 || static_cast<size_t>(fd) >= kPage * kPages) return nullptr;
+  std::atomic<Session*>* page = g_pages[fd / kPage].load(std::memory_order_acquire);
+  if (!page && make) {
+    std::lock_guard lk(g_pages_mu);
+    page = g_pages[fd / kPage].load(std::memory_order_acquire);
+    if (!page) {
+      page = new std::atomic<Session*>[kPage]();
+      g_pages[fd / kPage].store(page, std::memory_order_release);
+    }
+  }
+  return page ? &page[fd % kPage] : nullptr;
+}
+
+// Drives one SSL call that may want the socket readable or writable, parking
+// the fiber in between; 1 = done, 0 = the deadline, -1 = failed (*why).
+template <class Op>
+int drive(const Lib& l, SSL* ssl, int fd, Op op, int64_t deadline, bool dl, int* result, std::string* why,
+          const WoSite* site) {
+  for (;;) {
+    l.err_clear();
+    int r = op();
+    observed_outside();
+    if (r > 0) {
+      *result = r;
+      return 1;
+    }
+    int e = l.get_error(ssl, r);
+    uint32_t events;
+    if (e == SSL_ERROR_WANT_READ)
+      events = EPOLLIN | EPOLLRDHUP;
+    else if (e == SSL_ERROR_WANT_WRITE)
+      events = EPOLLOUT;
+    else {
+      *result = e;
+      if (e == SSL_ERROR_ZERO_RETURN) return -1;
+      std::string q = queued_errors(l);
+      if (e == SSL_ERROR_SYSCALL && q.empty()) q = errno ? std::strerror(errno) : "the peer closed the connection";
+      *why = q.empty() ? "TLS error " + std::to_string(e) : q;
+      return -1;
+    }
+    if (sched::wait_fd(fd, events, deadline, dl, site) != sched::Wait::Ready) return 0;
+  }
+}
+
+void register_session(int fd, SSL* ssl) {
+  std::atomic<Session*>* s = slot(fd, true);
+  if (!s) {  // an fd past a million: cannot be tracked (never happens below RLIMIT_NOFILE's usual caps)
+    lib().ssl_free(ssl);
+    wo::raise(static_cast<int64_t>(TrapCode::IO), nullptr, "TLS: descriptor number too large to track");
+  }
+  s->store(new Session{ssl}, std::memory_order_release);
+}
+
+bool is_ip(const std::string& host) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+}  // namespace
+
+Session* find(int fd) {
+  std::atomic<Session*>* s = slot(fd, false);
+  return s ? s->load(std::memory_order_acquire) : nullptr;
+}
+
+Handshake client(int fd, const std::string& host, Verify verify, const std::string& ca_file, int64_t deadline_us,
+                 bool dl, std::string* why, const WoSite* site) {
+  const Lib& l = lib();
+  SSL_CTX* ctx = client_ctx(l, verify, ca_file, site);
+  SSL* ssl = l.ssl_new(ctx);
+  if (!ssl) {
+    *why = queued_errors(l);
+    return Handshake::Failed;
+  }
+  std::string name = host.size() >= 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+  bool ip = is_ip(name);
+  l.set_fd(ssl, fd);
+  if (!ip) l.ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, const_cast<char*>(name.c_str()));
+  if (verify != Verify::Nothing) {
+    int ok = ip ? l.param_set1_ip_asc(l.get0_param(ssl), name.c_str()) : l.set1_host(ssl, name.c_str());
+    if (ok != 1) {
+      l.ssl_free(ssl);
+      *why = "cannot check the certificate against `" + name + "`";
+      return Handshake::Failed;
+    }
+  }
+  int r = 0;
+  int d;
+  try {
+    d = drive(l, ssl, fd, [&] { return l.connect(ssl); }, deadline_us, dl, &r, why, site);
+  } catch (...) {  // a stop signal unwound the fiber
+    l.ssl_free(ssl);
+    throw;
+  }
+  if (d == 1) {
+    register_session(fd, ssl);
+    return Handshake::Done;
+  }
+  if (d == -1 && verify != Verify::Nothing) {
+    long v = l.get_verify_result(ssl);
+    if (v != X509_V_OK) *why = std::string("certificate verify failed: ") + l.verify_error_string(v);
+  }
+  l.ssl_free(ssl);
+  return d == 0 ? Handshake::Timeout : Handshake::Failed;
+}
+
+Handshake server(int fd, const std::string& cert, const std::string& key, int64_t deadline_us, bool dl,
+                 std::string* why, const WoSite* site) {
+  const Lib& l = lib();
+  SSL_CTX* ctx = server_ctx(l, cert, key, site);
+  SSL* ssl = l.ssl_new(ctx);
+  if (!ssl) {
+    *why = queued_errors(l);
+    return Handshake::Failed;
+  }
+  l.set_fd(ssl, fd);
+  int r = 0;
+  int d;
+  try {
+    d = drive(l, ssl, fd, [&] { return l.accept(ssl); }, deadline_us, dl, &r, why, site);
+  } catch (...) {
+    l.ssl_free(ssl);
+    throw;
+  }
+  if (d == 1) {
+    register_session(fd, ssl);
+    return Handshake::Done;
+  }
+  l.ssl_free(ssl);
+  return d == 0 ? Handshake::Timeout : Handshake::Failed;
+}
+
+Io read(Session* s, int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
+        const WoSite* site) {
+  const Lib& l = lib();
+  int n = 0;
+  int chunk = static_cast<int>(std::min<size_t>(max, INT32_MAX));
+  switch (drive(l, s->ssl, fd, [&] { return l.read(s->ssl, buf, chunk); }, deadline_us, dl, &n, &t_error, site)) {
+    case 1: *got = static_cast<size_t>(n); return Io::Done;
+    case 0: return Io::Timeout;
+    default:
+      if (n == SSL_ERROR_ZERO_RETURN) return Io::Eof;  // close_notify, or a bare close (IGNORE_UNEXPECTED_EOF)
+      *err = kTlsError;
+      return Io::Failed;
+  }
+}
+
+Io send(Session* s, int fd, const char* p, size_t n, int64_t deadline_us, bool dl, int* err, const WoSite* site) {
+  const Lib& l = lib();
+  while (n > 0) {
+    int chunk = static_cast<int>(std::min<size_t>(n, 1 << 30));
+    int wrote = 0;
+    switch (drive(l, s->ssl, fd, [&] { return l.write(s->ssl, p, chunk); }, deadline_us, dl, &wrote, &t_error, site)) {
+      case 1: break;
+      case 0: return Io::Timeout;
+      default: *err = kTlsError; return Io::Failed;
+    }
+    p += wrote;
+    n -= static_cast<size_t>(wrote);
+  }
+  return Io::Done;
+}
+
+const std::string& last_error() { return t_error; }
+
+void end(int fd, Session* s) {
+  if (std::atomic<Session*>* sl = slot(fd, false)) sl->store(nullptr, std::memory_order_release);
+  const Lib& l = lib();
+  l.err_clear();
+  l.shutdown(s->ssl);  // close_notify if the socket takes it now; no wait for the peer's
+  l.err_clear();
+  l.ssl_free(s->ssl);
+  delete s;
+}
+
+int64_t handshake_ms() {
+  const char* v = std::getenv("WO_TLS_HANDSHAKE_MS");
+  if (!v || !*v) return 10000;
+  char* end = nullptr;
+  long long ms = std::strtoll(v, &end, 10);
+  return end && *end == '\0' && ms > 0 ? ms : 10000;
+}
+
+}  // namespace wo::net::tls

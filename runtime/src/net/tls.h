@@ -1,0 +1,62 @@
+// TLS on a connection's fd (docs/decisions/0086), with OpenSSL 3's libssl
+// loaded with dlopen on first use (as libcrypto, decision 0063). A
+// connection that completed a handshake has a session registered under its
+// fd; read_some and send_all (fd_io.h) find it there, so net.read /
+// net.write, their `_dl` forms and the HTTP layer work on TLS and plain
+// connections alike, and net.close ends the session before the fd.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fd_io.h"
+#include "wo_runtime.h"
+
+namespace wo::net::tls {
+
+struct Session;
+
+// The session registered under `fd`, or NULL (a plain connection). Lock-free.
+Session* find(int fd);
+
+// How a client checks the server it reached.
+enum class Verify {
+  System,    // the system's CA store (or WO_CA_BUNDLE), and the host name
+  CaFile,    // a PEM file of trusted CAs instead, and the host name
+  Nothing,   // no check at all: net.connect_tls_insecure_dl
+};
+
+enum class Handshake { Done, Timeout, Failed };
+
+// A client handshake on connected `fd` for `host` (its SNI and the name
+// the certificate must carry, or an IP address it must carry); on Done the
+// session is registered under fd. Failed sets *why (the verification
+// error, or OpenSSL's reason). Traps IO when libssl cannot be loaded or
+// `ca_file` cannot be read.
+Handshake client(int fd, const std::string& host, Verify verify, const std::string& ca_file, int64_t deadline_us,
+                 bool dl, std::string* why, const WoSite* site);
+
+// A server handshake on accepted `fd` with the certificate chain and key of
+// two PEM files (loaded once per pair); TLS 1.2 and 1.3 only, ALPN
+// `http/1.1` when the client offers it. Traps IO when the files cannot be
+// used (that is the server's configuration, not the client's fault).
+Handshake server(int fd, const std::string& cert, const std::string& key, int64_t deadline_us, bool dl,
+                 std::string* why, const WoSite* site);
+
+// read_some / send_all over a session (fd_io.h's contracts). A TLS failure
+// is Io::Failed with *err = kTlsError and the reason in last_error().
+Io read(Session* s, int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
+        const WoSite* site);
+Io send(Session* s, int fd, const char* p, size_t n, int64_t deadline_us, bool dl, int* err, const WoSite* site);
+constexpr int kTlsError = -1;
+const std::string& last_error();  // this thread's last TLS failure
+
+// Sends close_notify (once, without waiting), frees the session and
+// unregisters it; the caller closes the fd after.
+void end(int fd, Session* s);
+
+// The handshake deadline of the plain (no `_dl`) forms: WO_TLS_HANDSHAKE_MS,
+// default 10,000 (runtime.md §5).
+int64_t handshake_ms();
+
+}  // namespace wo::net::tls
