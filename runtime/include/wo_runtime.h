@@ -426,6 +426,10 @@ bool wo_net_write_response(int64_t fd, int64_t status, WoMap* headers, WoText* b
 // fiber serves every connection of a listener, one request at a time.
 // Handles are the set's epoll fd, valid on the opening thread only.
 int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, const WoSite* site);
+// The same with a TLS server handshake on every connection first (PEM
+// certificate chain and key; files that cannot be used trap IO here).
+int64_t wo_net_conns_open_tls(int64_t listener, int64_t first_ms, int64_t read_ms, WoText* cert, WoText* key,
+                              const WoSite* site);
 int64_t wo_net_conns_next(int64_t set, int64_t ms, const WoSite* site);      // ?Int conn: WO_NIL_SCALAR when none
 WoRawRequest* wo_net_conns_take(int64_t set, int64_t conn, const WoSite* site);  // status -1: nothing to take
 int64_t wo_net_conns_served(int64_t set, int64_t conn, const WoSite* site);   // answers so far (-1: unknown)

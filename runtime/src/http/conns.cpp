@@ -16,6 +16,9 @@
 // so a thousand idle connections cost no epoll_ctl per wait and no fiber.
 //
 // A connection's states:
+//   Handshaking  a set opened with TLS (conns_open_tls): the server handshake,
+//                driven by the same events; deadline first_ms (then closed;
+//                plain HTTP sent to the TLS port gets a plain 400 first)
 //   Reading      bytes go into `in` until a request (or a refusal) is whole;
 //                deadline first_ms until its first non-whitespace byte (then
 //                a clean close), read_ms from there (then 400 timed out)
@@ -44,6 +47,7 @@
 
 #include "../heap.h"
 #include "../net/fd_io.h"
+#include "../net/tls.h"
 #include "../observe.h"
 #include "../sched/io.h"
 #include "../stop.h"
@@ -70,10 +74,11 @@ constexpr size_t kKeepFields = 256;               // and its header-span vector
 constexpr size_t kNotQueued = SIZE_MAX;
 constexpr uint64_t kListenerTag = UINT64_MAX;
 
-enum class St : uint8_t { Reading, Ready, Dispatching, Writing, Lingering };
+enum class St : uint8_t { Handshaking, Reading, Ready, Dispatching, Writing, Lingering };
 
 struct Conn {
   int fd = -1;
+  net::tls::Session* tls = nullptr;  // a TLS set's session (registered under fd: net.close ends it after a release)
   St st = St::Reading;
   bool started = false;    // Reading: the request's first byte that is not whitespace arrived
   bool head_done = false;  // Reading: the head is parsed; the body is being read
@@ -158,6 +163,8 @@ struct Set {
   int epfd = -1;
   int lfd = -1;
   int64_t first_ms = 0, read_ms = 0;
+  bool tls = false;                        // conns_open_tls: every connection starts with a handshake
+  std::string cert, key;                   // its certificate chain and key (PEM files)
   bool parked = false;                     // its owner waits in conns_next (conns_close must not free it)
   std::vector<std::unique_ptr<Conn>> by_fd;
   std::deque<int> ready;                   // connections in Ready, in the order their requests completed
@@ -205,8 +212,20 @@ void forget(Set* s, Conn* c) {
 
 void close_conn(Set* s, Conn* c) {
   int fd = c->fd;
+  net::tls::Session* t = c->tls;
   forget(s, c);
+  if (t) net::tls::end(fd, t);  // unregistered before the fd number can be reused
   ::close(fd);
+}
+
+// read(2), or SSL_read on a TLS connection: > 0 bytes, 0 at the end, -1
+// with errno (EAGAIN: wait for the next event).
+ssize_t conn_read(Conn* c, char* buf, size_t max) {
+  if (!c->tls) return ::read(c->fd, buf, max);
+  long n = net::tls::read_nb(c->tls, buf, max);
+  if (n >= 0) return n;
+  errno = n == net::tls::kWouldBlock ? EAGAIN : EPROTO;
+  return -1;
 }
 
 void to_ready(Set* s, Conn* c, WoRawRequest* r) {
@@ -262,7 +281,9 @@ Step parse(Set* s, Conn* c) {
         // 1 s). An empty send buffer takes it whole; one that does not is a
         // peer not reading what it asked for: closed.
         static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-        if (::send(c->fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof kContinue - 1)) {
+        ssize_t sent = c->tls ? net::tls::write_nb(c->tls, kContinue, sizeof kContinue - 1)
+                              : ::send(c->fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL);
+        if (sent != static_cast<ssize_t>(sizeof kContinue - 1)) {
           close_conn(s, c);
           return Step::Done;
         }
@@ -285,7 +306,7 @@ Step parse(Set* s, Conn* c) {
 void pump_read(Set* s, Conn* c) {
   for (;;) {
     if (parse(s, c) == Step::Done) return;
-    ssize_t n = ::read(c->fd, read_scratch(), kChunk);
+    ssize_t n = conn_read(c, read_scratch(), kChunk);
     observed_outside();
     if (n > 0) {
       c->in.append(read_scratch(), static_cast<size_t>(n));
@@ -304,7 +325,7 @@ void pump_read(Set* s, Conn* c) {
 
 void pump_linger(Set* s, Conn* c) {
   for (;;) {
-    ssize_t n = ::read(c->fd, read_scratch(), kChunk);
+    ssize_t n = conn_read(c, read_scratch(), kChunk);
     if (n > 0) {
       if (static_cast<size_t>(n) >= c->linger_left) break;
       c->linger_left -= static_cast<size_t>(n);
@@ -334,8 +355,9 @@ void after_write(Set* s, Conn* c) {
     enter_reading(s, c);
     return;
   }
-  // Our FIN after the last answer: the client sees the end at once, while
-  // what it still sends is drained before the close.
+  // Our FIN after the last answer (after TLS's close_notify): the client
+  // sees the end at once, while what it still sends is drained before the close.
+  if (c->tls) net::tls::close_notify(c->tls);
   ::shutdown(c->fd, SHUT_WR);
   c->st = St::Lingering;
   std::string().swap(c->in);
@@ -346,9 +368,18 @@ void after_write(Set* s, Conn* c) {
 
 enum class Sent { All, Partly, Failed };
 
-Sent send_some(int fd, iovec* iov, int n, size_t* left_total) {
+Sent send_some(Conn* c, iovec* iov, int n, size_t* left_total) {
+  int fd = c->fd;
   while (n > 0 && iov->iov_len == 0) ++iov, --n;
-  while (n > 0) {
+  while (c->tls && n > 0) {  // TLS: a record per piece, until the socket is full
+    long sent = net::tls::write_nb(c->tls, static_cast<const char*>(iov->iov_base), iov->iov_len);
+    if (sent == net::tls::kBroken || sent == 0) return Sent::Failed;
+    if (sent == net::tls::kWouldBlock) break;
+    iov->iov_base = static_cast<char*>(iov->iov_base) + sent;
+    iov->iov_len -= static_cast<size_t>(sent);
+    while (n > 0 && iov->iov_len == 0) ++iov, --n;
+  }
+  while (!c->tls && n > 0) {
     msghdr m{};
     m.msg_iov = iov;
     m.msg_iovlen = static_cast<size_t>(n);
@@ -373,11 +404,24 @@ Sent send_some(int fd, iovec* iov, int n, size_t* left_total) {
 void pump_write(Set* s, Conn* c) {
   iovec iov{c->out.data() + c->out_off, c->out.size() - c->out_off};
   size_t left = 0;
-  switch (send_some(c->fd, &iov, 1, &left)) {
+  switch (send_some(c, &iov, 1, &left)) {
     case Sent::All: after_write(s, c); return;
     case Sent::Partly: c->out_off = c->out.size() - left; return;
     case Sent::Failed: close_conn(s, c); return;
   }
+}
+
+void enter_reading(Set* s, Conn* c);
+
+void pump_handshake(Set* s, Conn* c) {
+  switch (net::tls::handshake_step(c->tls)) {
+    case net::tls::Step::Done: enter_reading(s, c); return;
+    case net::tls::Step::WantRead:
+    case net::tls::Step::WantWrite: return;  // the edge-triggered event comes back
+    case net::tls::Step::PlainHttp: net::tls::answer_plain_http(c->fd); break;
+    case net::tls::Step::Failed: break;
+  }
+  close_conn(s, c);  // garbage, a bad version, an alert: nothing more is spent on it
 }
 
 void add_conn(Set* s, int fd) {
@@ -393,6 +437,17 @@ void add_conn(Set* s, int fd) {
   s->by_fd[slot] = std::make_unique<Conn>();
   Conn* c = s->by_fd[slot].get();
   c->fd = fd;
+  if (s->tls) {
+    c->tls = net::tls::server_session(fd, s->cert, s->key, nullptr);  // the files were checked at open
+    if (!c->tls) {
+      close_conn(s, c);
+      return;
+    }
+    c->st = St::Handshaking;
+    set_deadline_ms(s, c, s->first_ms);
+    pump_handshake(s, c);  // the ClientHello often came with the connection
+    return;
+  }
   enter_reading(s, c);  // the request often came with the connection
 }
 
@@ -446,6 +501,9 @@ void poll_events(Set* s, const WoSite* site) {
       if (!c) continue;
       uint32_t e = evs[i].events;
       switch (c->st) {
+        case St::Handshaking:
+          pump_handshake(s, c);
+          break;
         case St::Reading:
           if (e & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) pump_read(s, c);
           break;
@@ -494,7 +552,21 @@ int64_t earliest(int64_t a, int64_t b) {
 extern "C" {
 
 int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, const WoSite* site) {
+  return wo_net_conns_open_tls(listener, first_ms, read_ms, nullptr, nullptr, site);
+}
+
+int64_t wo_net_conns_open_tls(int64_t listener, int64_t first_ms, int64_t read_ms, WoText* cert, WoText* key,
+                              const WoSite* site) {
   using namespace wo::http;
+  bool tls = cert || key;
+  std::string cert_file, key_file;
+  if (tls) {
+    wo::need(cert, site);
+    wo::need(key, site);
+    cert_file.assign(cert->bytes, static_cast<size_t>(cert->len));
+    key_file.assign(key->bytes, static_cast<size_t>(key->len));
+    wo::net::tls::check_server_files(cert_file, key_file, site);  // traps IO before any client is taken
+  }
   int lfd = wo::net::checked_fd(listener, "net.conns_open", site);
   // Accepts must never block the thread (net.listen's sockets are non-blocking already).
   int fl = ::fcntl(lfd, F_GETFL);
@@ -515,6 +587,9 @@ int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, c
   s->lfd = lfd;
   s->first_ms = first_ms;
   s->read_ms = read_ms;
+  s->tls = tls;
+  s->cert = std::move(cert_file);
+  s->key = std::move(key_file);
   sets()[ep] = s;
   return ep;
 }
@@ -587,7 +662,7 @@ bool wo_net_conns_respond(int64_t h, int64_t conn, int64_t status, WoMap* header
   c->keep = keep_alive;
   iovec iov[2] = {{head.data(), head.size()}, {body->bytes, head_only ? 0 : static_cast<size_t>(body->len)}};
   size_t left = 0;
-  switch (send_some(c->fd, iov, 2, &left)) {
+  switch (send_some(c, iov, 2, &left)) {
     case Sent::All: after_write(s, c); return true;
     case Sent::Failed: close_conn(s, c); return false;
     case Sent::Partly: break;
@@ -628,7 +703,10 @@ void wo_net_conns_close(int64_t h, const WoSite* site) {
     if (c->st == St::Writing) {  // one last try: a stop leaves no time to wait for a slow reader
       iovec iov{c->out.data() + c->out_off, c->out.size() - c->out_off};
       size_t left = 0;
-      if (send_some(c->fd, &iov, 1, &left) == Sent::All && !c->keep) ::shutdown(c->fd, SHUT_WR);
+      if (send_some(c, &iov, 1, &left) == Sent::All && !c->keep) {
+        if (c->tls) wo::net::tls::close_notify(c->tls);
+        ::shutdown(c->fd, SHUT_WR);
+      }
     }
     close_conn(s, c);
   }

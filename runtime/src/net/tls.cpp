@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <sys/socket.h>
 #include <sys/epoll.h>
 
 #include <openssl/err.h>
@@ -121,10 +122,18 @@ const Lib& lib() {
 
 thread_local std::string t_error;
 
+constexpr const char* kPlainHttp = "plain HTTP sent to the TLS port";
+
 // OpenSSL's queued reasons as one line (the queue is cleared).
 std::string queued_errors(const Lib& l) {
   std::string out;
   while (unsigned long e = l.err_get()) {
+    if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_HTTP_REQUEST) {
+      out = kPlainHttp;  // said so, whatever else is queued
+      while (l.err_get()) {
+      }
+      return out;
+    }
     char buf[256];
     l.err_string(e, buf, sizeof buf);
     // "error:0A000086:SSL routines::certificate verify failed": the reason is the last field
@@ -220,6 +229,7 @@ SSL_CTX* server_ctx(const Lib& l, const std::string& cert, const std::string& ke
 
 struct Session {
   SSL* ssl;
+  bool broken = false;  // a fatal error happened: SSL_shutdown must not be called (OpenSSL's rule)
 };
 
 namespace {
@@ -360,7 +370,84 @@ Handshake server(int fd, const std::string& cert, const std::string& key, int64_
     return Handshake::Done;
   }
   l.ssl_free(ssl);
+  if (d == -1 && *why == kPlainHttp) answer_plain_http(fd);
   return d == 0 ? Handshake::Timeout : Handshake::Failed;
+}
+
+void answer_plain_http(int fd) {
+  static const char kBody[] = "plain HTTP sent to the HTTPS port\n";
+  std::string r = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: " +
+                  std::to_string(sizeof kBody - 1) + "\r\n\r\n" + kBody;
+  if (::send(fd, r.data(), r.size(), MSG_NOSIGNAL | MSG_DONTWAIT) > 0) ::shutdown(fd, SHUT_WR);
+}
+
+Session* server_session(int fd, const std::string& cert, const std::string& key, const WoSite* site) {
+  const Lib& l = lib();
+  SSL* ssl = l.ssl_new(server_ctx(l, cert, key, site));
+  if (!ssl) return nullptr;
+  l.set_fd(ssl, fd);
+  register_session(fd, ssl);
+  return find(fd);
+}
+
+void check_server_files(const std::string& cert, const std::string& key, const WoSite* site) {
+  const Lib& l = lib();
+  server_ctx(l, cert, key, site);
+}
+
+Step handshake_step(Session* s) {
+  const Lib& l = lib();
+  l.err_clear();
+  int r = l.accept(s->ssl);
+  observed_outside();
+  if (r == 1) return Step::Done;
+  switch (l.get_error(s->ssl, r)) {
+    case SSL_ERROR_WANT_READ: return Step::WantRead;
+    case SSL_ERROR_WANT_WRITE: return Step::WantWrite;
+    default: break;
+  }
+  s->broken = true;
+  return queued_errors(l) == kPlainHttp ? Step::PlainHttp : Step::Failed;
+}
+
+namespace {
+
+long nb_result(const Lib& l, Session* s, int r) {
+  if (r > 0) return r;
+  switch (l.get_error(s->ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE: return kWouldBlock;
+    case SSL_ERROR_ZERO_RETURN: return 0;
+    default:
+      l.err_clear();
+      s->broken = true;
+      return kBroken;
+  }
+}
+
+}  // namespace
+
+long read_nb(Session* s, char* buf, size_t max) {
+  const Lib& l = lib();
+  l.err_clear();
+  int r = l.read(s->ssl, buf, static_cast<int>(std::min<size_t>(max, INT32_MAX)));
+  observed_outside();
+  return nb_result(l, s, r);
+}
+
+long write_nb(Session* s, const char* p, size_t n) {
+  const Lib& l = lib();
+  l.err_clear();
+  int r = l.write(s->ssl, p, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+  return nb_result(l, s, r);
+}
+
+void close_notify(Session* s) {
+  if (s->broken) return;
+  const Lib& l = lib();
+  l.err_clear();
+  l.shutdown(s->ssl);
+  l.err_clear();
 }
 
 Io read(Session* s, int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
@@ -373,6 +460,7 @@ Io read(Session* s, int fd, char* buf, size_t max, int64_t deadline_us, bool dl,
     case 0: return Io::Timeout;
     default:
       if (n == SSL_ERROR_ZERO_RETURN) return Io::Eof;  // close_notify, or a bare close (IGNORE_UNEXPECTED_EOF)
+      s->broken = true;
       *err = kTlsError;
       return Io::Failed;
   }
@@ -386,7 +474,10 @@ Io send(Session* s, int fd, const char* p, size_t n, int64_t deadline_us, bool d
     switch (drive(l, s->ssl, fd, [&] { return l.write(s->ssl, p, chunk); }, deadline_us, dl, &wrote, &t_error, site)) {
       case 1: break;
       case 0: return Io::Timeout;
-      default: *err = kTlsError; return Io::Failed;
+      default:
+        s->broken = true;
+        *err = kTlsError;
+        return Io::Failed;
     }
     p += wrote;
     n -= static_cast<size_t>(wrote);
@@ -399,8 +490,7 @@ const std::string& last_error() { return t_error; }
 void end(int fd, Session* s) {
   if (std::atomic<Session*>* sl = slot(fd, false)) sl->store(nullptr, std::memory_order_release);
   const Lib& l = lib();
-  l.err_clear();
-  l.shutdown(s->ssl);  // close_notify if the socket takes it now; no wait for the peer's
+  close_notify(s);  // if the socket takes it now; no wait for the peer's
   l.err_clear();
   l.ssl_free(s->ssl);
   delete s;

@@ -55,6 +55,31 @@ const std::string& last_error();  // this thread's last TLS failure
 // unregisters it; the caller closes the fd after.
 void end(int fd, Session* s);
 
+// For an event loop of its own (the HTTP connection set, http/conns.cpp),
+// which never parks inside these: a server session registered under `fd`
+// before its handshake, and non-blocking steps.
+Session* server_session(int fd, const std::string& cert, const std::string& key, const WoSite* site);
+// Makes (once) the server context of cert and key, trapping IO when the
+// files cannot be used: a server checks its configuration before accepting.
+void check_server_files(const std::string& cert, const std::string& key, const WoSite* site);
+enum class Step {
+  Done,
+  WantRead,
+  WantWrite,
+  Failed,     // the client failed the handshake
+  PlainHttp,  // ... by speaking plain HTTP to the TLS port
+};
+Step handshake_step(Session* s);
+// > 0 bytes; 0 the end of the stream; kWouldBlock; kBroken (a TLS failure).
+constexpr long kWouldBlock = -1, kBroken = -2;
+long read_nb(Session* s, char* buf, size_t max);
+long write_nb(Session* s, const char* p, size_t n);
+// One close_notify, without waiting (before the connection's TCP FIN).
+void close_notify(Session* s);
+// A plain-HTTP client at a TLS port gets a plain 400 saying so, then our FIN
+// (as nginx answers): better than a reset it cannot explain. Best effort.
+void answer_plain_http(int fd);
+
 // The handshake deadline of the plain (no `_dl`) forms: WO_TLS_HANDSHAKE_MS,
 // default 10,000 (runtime.md §5).
 int64_t handshake_ms();
