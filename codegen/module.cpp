@@ -115,7 +115,7 @@ llvm::Type* Emitter::slot_code_type(char code) {
     case 'v': return b_.getVoidTy();
     case 'b': return i1_;
     case 'f': return f64_;
-    case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'Q': case 'H': case 'a':
+    case 't': case 'T': case 'L': case 'M': case 'y': case '0': case 'A': case 'D': case 'P': case 'Q': case 'W': case 'H': case 'a':
     case 'c':
       return ptr_;
     default: return i64_;  // i n S e K V, and the ?X word

@@ -36,7 +36,7 @@ TYPES = {
     "v": None, "i": "Int", "n": "Int", "b": "Bool", "f": "Float", "t": "Text",
     "y": "Bytes", "S": "Timestamp", "L": "multi T", "T": "multi Text",
     "M": "map<K, V>", "e": "T", "K": "K", "V": "V", "0": "multi T",
-    "A": "Stat", "D": "TimeParts", "P": "Proc", "Q": "RawRequest",
+    "A": "Stat", "D": "TimeParts", "P": "Proc", "Q": "RawRequest", "W": "RawResponse",
     "H": "map<Text, Text>", "a": "any value", "X": "T", "R": "actor M",
     "m": "M", "r": "R",
 }

@@ -723,6 +723,7 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
     case 'D': t = find_class("TimeParts")->type; break;
     case 'P': t = find_class("Proc")->type; break;
     case 'Q': t = find_class("RawRequest")->type; break;
+    case 'W': t = find_class("RawResponse")->type; break;
     case 'X': t = as_type ? as_type : types_.poison(); break;
   }
   if (t->is_poison()) return t;

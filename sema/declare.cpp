@@ -55,6 +55,8 @@ void Checker::declare_predeclared() {
   const Type* B = types_.bool_();
   record("RawRequest", {{"status", I}, {"method", T}, {"target", T}, {"headers", types_.map_of(T, T)},
                         {"body", T}, {"rest", T}, {"keep_alive", B}, {"error", T}});
+  record("RawResponse", {{"status", I}, {"reason", T}, {"headers", types_.map_of(T, T)}, {"body", T}, {"rest", T},
+                         {"keep_alive", B}, {"error", T}});
 }
 
 void Checker::declare_uses(ast::File& file, const std::string&) {

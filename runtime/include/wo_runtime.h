@@ -148,6 +148,17 @@ typedef struct WoRawRequest {    // net.read_request (the HTTP ABI of issue 9; r
   WoText* error;                 // why, in a few words ("" when status is 0)
 } WoRawRequest;
 
+typedef struct WoRawResponse {   // net.read_response (the HTTP client's half; runtime/src/http/read_response.cpp)
+  WoHeader h;
+  int64_t status;                // 100..599: a whole response; 0: none, `error` says why
+  WoText* reason;                // the reason phrase as sent
+  WoMap* headers;                // map<Text, Text>: names lowercased, values trimmed, last wins
+  WoText* body;                  // decoded (Content-Length, chunked or up to the close)
+  WoText* rest;                  // bytes read after this response
+  int64_t keep_alive;            // Bool: llhttp_should_keep_alive
+  WoText* error;                 // why, in a few words ("" when status > 0)
+} WoRawResponse;
+
 // ---- type descriptors (json.encode / json.decode) ----------------------------
 // Emitted by codegen as constants, one per type that reaches a json call.
 // Where a value lives, and how wide it is:
@@ -416,6 +427,11 @@ bool wo_net_tls_server(int64_t conn, WoText* cert, WoText* key, int64_t ms, cons
 // HTTP/1.1 framing (runtime/src/http/README.md, docs/decisions/0023). `carry`:
 // bytes already read on the connection; `first_ms` bounds the wait for the
 // first byte, `read_ms` every later read (<= 0: none). Never NULL.
+// One HTTP/1.1 response (llhttp): `carry` is what an earlier read left,
+// `head_only` for the answer to HEAD, `max_body` bytes at most, the whole
+// response within `ms` (<= 0: no deadline). Failures are records (status 0).
+WoRawResponse* wo_net_read_response(int64_t fd, WoText* carry, bool head_only, int64_t max_body, int64_t ms,
+                                    const WoSite* site);
 WoRawRequest* wo_net_read_request(int64_t fd, WoText* carry, int64_t first_ms, int64_t read_ms,
                                   const WoSite* site);
 // `headers` is a map<Text, Text> (sema enforces it). False when the deadline
