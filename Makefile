@@ -59,7 +59,7 @@ fuzz-build: deps
 	bash scripts/setup-fuzz-deps.sh
 	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 \
 	  -DCMAKE_CXX_COMPILER=clang++-19 -DWO_FUZZ=ON $(CMAKE_ARGS)
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_frontend fuzz_pipeline fuzz_http
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_frontend fuzz_pipeline fuzz_http fuzz_http_response
 
 fuzz: fuzz-build
 	FUZZ_DIR=$(FUZZ_DIR) bash fuzz/run.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets built in build-fuzz/ (`make fuzz`; README.md here).
-#   bash fuzz/run.sh [frontend] [pipeline] [http]   (default: all, one after the other)
+#   bash fuzz/run.sh [frontend] [pipeline] [http] [http_response]   (default: all, one after the other)
 # Environment:
 #   FUZZ_TIME=600      seconds per target
 #   FUZZ_JOBS=1        parallel workers per target (libFuzzer -fork=N); >1 also
@@ -22,7 +22,7 @@ time_s=${FUZZ_TIME:-600}
 jobs=${FUZZ_JOBS:-1}
 max_len=${FUZZ_MAX_LEN:-4096}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(frontend pipeline http)
+[[ ${#targets[@]} -gt 0 ]] || targets=(frontend pipeline http http_response)
 
 # Seeds: every program of the corpus and the examples, flattened (libFuzzer
 # would otherwise also read expected.out files), plus the replayed findings.
@@ -55,6 +55,8 @@ for t in "${targets[@]}"; do
   # fuzz_http reads HTTP requests, not .wo programs: its own seeds and dictionary.
   tseeds=$seeds dict=$root/fuzz/wo.dict
   [[ $t == http ]] && tseeds=$root/fuzz/http_seeds dict=$root/fuzz/http.dict
+  # fuzz_http_response reads what a server sends back (its first byte picks HEAD and the body cap).
+  [[ $t == http_response ]] && tseeds=$root/fuzz/http_response_seeds dict=$root/fuzz/http.dict
   # shellcheck disable=SC2086
   "$bin" -dict="$dict" -max_len="$max_len" -timeout=20 -rss_limit_mb=4096 \
     -max_total_time="$time_s" -print_final_stats=1 -artifact_prefix="$art/" "${par[@]}" ${FUZZ_ARGS:-} \
