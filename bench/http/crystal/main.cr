@@ -27,7 +27,14 @@ server = HTTP::Server.new do |ctx|
     ctx.response.print "not found"
   end
 end
-server.bind_tcp("127.0.0.1", port)
+if cert = ENV["BENCH_TLS_CERT"]? # bench/http/tls.sh
+  ctx = OpenSSL::SSL::Context::Server.new
+  ctx.certificate_chain = cert
+  ctx.private_key = ENV["BENCH_TLS_KEY"]
+  server.bind_tls("127.0.0.1", port, ctx)
+else
+  server.bind_tcp("127.0.0.1", port)
+end
 puts "listening on 127.0.0.1:#{port}"
 STDOUT.flush
 server.listen

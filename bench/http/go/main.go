@@ -6,6 +6,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -34,7 +35,15 @@ func main() {
 	})
 	addr := "127.0.0.1:" + os.Args[1]
 	fmt.Println("listening on " + addr)
-	if err := http.ListenAndServe(addr, mux); err != nil {
+	var err error
+	if cert := os.Getenv("BENCH_TLS_CERT"); cert != "" { // bench/http/tls.sh
+		// HTTP/1.1 only, as the woc and Crystal peers serve it.
+		srv := &http.Server{Addr: addr, Handler: mux, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
+		err = srv.ListenAndServeTLS(cert, os.Getenv("BENCH_TLS_KEY"))
+	} else {
+		err = http.ListenAndServe(addr, mux)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

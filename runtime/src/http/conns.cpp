@@ -371,6 +371,25 @@ enum class Sent { All, Partly, Failed };
 Sent send_some(Conn* c, iovec* iov, int n, size_t* left_total) {
   int fd = c->fd;
   while (n > 0 && iov->iov_len == 0) ++iov, --n;
+  if (c->tls && n > 1) {  // one record for head and body (two small records waited on Nagle: fd_io.cpp)
+    size_t total = 0;
+    for (int i = 0; i < n; ++i) total += iov[i].iov_len;
+    if (total <= (size_t{64} << 10)) {
+      thread_local std::string joined;
+      joined.clear();
+      for (int i = 0; i < n; ++i) joined.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
+      long sent = net::tls::write_nb(c->tls, joined.data(), joined.size());
+      if (sent == net::tls::kBroken || sent == 0) return Sent::Failed;
+      if (sent == net::tls::kWouldBlock) {
+        *left_total = total;  // nothing went: the caller keeps it all
+        return Sent::Partly;
+      }
+      // SSL_write without partial writes: all of it went
+      for (int i = 0; i < n; ++i) iov[i].iov_len = 0;
+      *left_total = 0;
+      return Sent::All;
+    }
+  }
   while (c->tls && n > 0) {  // TLS: a record per piece, until the socket is full
     long sent = net::tls::write_nb(c->tls, static_cast<const char*>(iov->iov_base), iov->iov_len);
     if (sent == net::tls::kBroken || sent == 0) return Sent::Failed;
