@@ -157,7 +157,10 @@ void common_options(const Lib& l, SSL_CTX* ctx) {
 }
 
 std::mutex g_ctx_mu;
-std::map<std::string, SSL_CTX*> g_ctx;  // for the process's life: a handful, one per configuration
+// For the process's life: a handful, one per configuration. Never destroyed
+// (a pointer, not a static map): shard threads may still use a context while
+// static destructors run at exit, and the contexts stay reachable for LSan.
+std::map<std::string, SSL_CTX*>& g_ctx = *new std::map<std::string, SSL_CTX*>;
 
 [[noreturn]] void config_trap(const std::string& msg, const WoSite* site) {
   wo::raise(static_cast<int64_t>(TrapCode::IO), site, msg.c_str());
