@@ -108,9 +108,12 @@ bench-actors: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 
 # HTTP: wrk against the same two routes in woc (the framework), Go net/http and
-# Crystal HTTP::Server, plus RSS with 1,000 idle connections (BENCH_QUICK=1: ~1 min).
+# Crystal HTTP::Server, plus RSS with 1,000 idle connections (BENCH_QUICK=1: ~1 min);
+# then HTTPS (keep-alive and a handshake per request) and the HTTP client against
+# Go's (bench/http/tls.sh).
 bench-http: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/run.sh
+	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/http/tls.sh
 
 # The web-app's product list bare, behind porch's Limiter and behind
 # Idempotent, against the disk's raw fdatasync rate (bench/middleware).
