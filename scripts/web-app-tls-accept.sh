@@ -38,16 +38,9 @@ fi
 
 # A CA and a server certificate (SAN: the address the clients use), made here.
 pki=$tmp/pki
-mkdir -p "$pki"
-(
-  cd "$pki" &&
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 \
-      -subj '/CN=web-app test CA' &&
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -out srv.csr -subj /CN=127.0.0.1 &&
-    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
-    openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext.cnf
-) >"$tmp/openssl.log" 2>&1
-check certificates-made "$([[ -s $pki/cert.pem && -s $pki/key.pem ]]; echo $?)" "openssl: $(tail -3 "$tmp/openssl.log" | tr '\n' ' ')"
+source "$ROOT/scripts/lib/test-pki.sh"
+make_test_pki "$pki" IP:127.0.0.1
+check certificates-made "$([[ -s $pki/cert.pem && -s $pki/key.pem ]]; echo $?)" "openssl: $(tail -3 "$pki/openssl.log" | tr '\n' ' ')"
 
 # Usage errors: the pair or nothing, and files that exist.
 e=$(env -i PATH="$PATH" WO_DATA="$tmp/argdata" WA_TOKEN=$TOKEN WA_TLS_CERT="$pki/cert.pem" timeout 5 "$bin" 8443 2>&1 >/dev/null)

@@ -49,14 +49,8 @@ say "woc HTTPS and client benchmark   $(date -u '+%Y-%m-%d %H:%M UTC')   $SECS s
 say "machine: $ncpu cores, ${cpu:-unknown CPU}; load average at start: $loadavg"
 hr
 
-(
-  cd "$TMP" &&
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 \
-      -subj '/CN=bench CA' &&
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -out s.csr -subj /CN=127.0.0.1 &&
-    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
-    openssl x509 -req -in s.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext.cnf
-) >"$TMP/openssl.log" 2>&1 || { say "bench/http/tls.sh: openssl failed: $(tail -2 "$TMP/openssl.log")"; exit 1; }
+source "$ROOT/scripts/lib/test-pki.sh"
+make_test_pki "$TMP" IP:127.0.0.1 || { say "bench/http/tls.sh: openssl failed: $(tail -2 "$TMP/openssl.log")"; exit 1; }
 
 say "building ..."
 "$WOC" build "$HERE/wo" -O2 -o "$TMP/wo" >"$TMP/wo.err" 2>&1 || { say "woc build failed: $(head -3 "$TMP/wo.err")"; exit 1; }

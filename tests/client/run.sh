@@ -14,14 +14,8 @@ WOC=${2:-$root/build/bin/woc}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wo-client.XXXXXX")
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-(
-  cd "$tmp" &&
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 \
-      -subj '/CN=client test CA' &&
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -out s.csr -subj /CN=127.0.0.1 &&
-    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
-    openssl x509 -req -in s.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext.cnf
-) >"$tmp/openssl.log" 2>&1 || { echo "client: openssl made no certificates: $(tail -2 "$tmp/openssl.log")"; exit 1; }
+source "$root/scripts/lib/test-pki.sh"
+make_test_pki "$tmp" IP:127.0.0.1 || { echo "client: openssl made no certificates: $(tail -2 "$tmp/openssl.log")"; exit 1; }
 python3 "$here/servers.py" "$tmp/port" & pids+=($!)
 python3 "$here/servers.py" "$tmp/tls_port" --tls "$tmp/cert.pem" "$tmp/key.pem" & pids+=($!)
 for ((i = 0; i < 100; i++)); do
