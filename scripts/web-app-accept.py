@@ -9,7 +9,9 @@ shell script turns it into an `ok`/`FAIL` check. Every socket operation has a
 timeout, so no probe can hang the gate. Requests carry `host: a` and the
 gate's bearer token unless the probe is about their absence.
 """
+import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -18,9 +20,18 @@ from concurrent.futures import ThreadPoolExecutor
 AUTH = "authorization: Bearer s3cr3t\r\n"
 
 
+# WA_TLS_CA set (web-app-accept.sh with WA_TLS=1): every probe speaks TLS,
+# trusting that CA file, so the same legs check the server over HTTPS.
+TLS_CTX = None
+if os.environ.get("WA_TLS_CA"):
+    TLS_CTX = ssl.create_default_context(cafile=os.environ["WA_TLS_CA"])
+
+
 def connect(port, timeout=5.0):
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     s.settimeout(timeout)
+    if TLS_CTX is not None:
+        s = TLS_CTX.wrap_socket(s, server_hostname="127.0.0.1")
     return s
 
 

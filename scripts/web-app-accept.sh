@@ -17,6 +17,9 @@
 # the app with an extra small git dependency over file:// to keep the
 # fetch/lock chain honest, and leg 2 checks stdlib/framework as a library.
 #
+# WA_TLS=1 runs every HTTP leg over HTTPS (ctest web-app.tls): the server gets
+# a certificate made here (WA_TLS_CERT/WA_TLS_KEY), curl and the Python probes
+# trust its CA.
 # Environment: WA_APP=DIR builds that app instead of examples/web-app (to run
 # the gate against a deliberately broken copy); WA_PORT=N uses port N (default:
 # a free port, so parallel runs do not collide); WA_BIN=PATH serves that
@@ -110,6 +113,17 @@ args_leg args-port-not-a-number WA_TOKEN=$TOKEN -- eighty
 args_leg args-missing-token -- 8080
 
 # ------------------------------------------------------------- the server
+scheme=http
+tls_env=()
+curl_tls=()
+if [[ ${WA_TLS:-0} == 1 ]]; then
+  source "$ROOT/scripts/lib/test-pki.sh"
+  make_test_pki "$tmp/pki" IP:127.0.0.1 || { bad tls-certificates "$(tail -2 "$tmp/pki/openssl.log")"; finish; }
+  scheme=https
+  tls_env=(WA_TLS_CERT="$tmp/pki/cert.pem" WA_TLS_KEY="$tmp/pki/key.pem")
+  curl_tls=(--cacert "$tmp/pki/ca.pem")
+  export WA_TLS_CA=$tmp/pki/ca.pem  # the Python probes (web-app-accept.py)
+fi
 port=${WA_PORT:-$($PROBE freeport)}
 data=$tmp/data
 log=$tmp/web-app.log
@@ -117,7 +131,7 @@ mkdir -p "$data"
 server=
 # start_server PORT LOG: starts the app, waits (bounded) for `listening`
 start_server() {
-  WA_TOKEN=$TOKEN WA_IDLE_MS=600 WO_DATA=$data "$bin" "$1" >"$2" 2>&1 &
+  env WA_TOKEN=$TOKEN WA_IDLE_MS=600 WO_DATA="$data" "${tls_env[@]}" "$bin" "$1" >"$2" 2>&1 &
   server=$!
   pids+=("$server")
   local i
@@ -133,7 +147,7 @@ if ! start_server "$port" "$log"; then
   finish
 fi
 ok server-starts
-base=http://127.0.0.1:$port
+base=$scheme://127.0.0.1:$port
 
 # req METHOD PATH [CURL ARGS...]: sets $code, $body, $hdrs (with auth and
 # host: $HOST, normally a)
@@ -154,7 +168,7 @@ req_raw() {
     code=000 body="(skipped: the server stopped answering)" hdrs=
     return
   fi
-  code=$(curl -s -X "$m" --max-time 3 -o "$tmp/body" -D "$tmp/hdrs" -w '%{http_code}' \
+  code=$(curl -s "${curl_tls[@]}" -X "$m" --max-time 3 -o "$tmp/body" -D "$tmp/hdrs" -w '%{http_code}' \
     -H "host: $HOST" "$@" "$base$p" 2>/dev/null)
   body=$(cat "$tmp/body" 2>/dev/null)
   hdrs=$(tr -d '\r' <"$tmp/hdrs" 2>/dev/null)
@@ -267,7 +281,7 @@ stop_server() { gate_stop "$server" "$1"; }
 # SIGTERM while a /slow request is in flight (issue 9 item 5; decision
 # 0027): the server still answers it, then exits within 3 s.
 starts=$(grep -c '^slow start$' "$log")
-curl -s -m 10 -o "$tmp/inflight.body" -w '%{http_code}' -H 'host: a' -H "authorization: Bearer $TOKEN" \
+curl -s "${curl_tls[@]}" -m 10 -o "$tmp/inflight.body" -w '%{http_code}' -H 'host: a' -H "authorization: Bearer $TOKEN" \
   "$base/slow" >"$tmp/inflight.code" 2>/dev/null &
 inflight=$!
 for ((i = 0; i < 200; i++)); do
@@ -285,7 +299,7 @@ check sigterm-inflight-answered "$([[ $(cat "$tmp/inflight.code") == 200 ]] && g
 
 port2=$($PROBE freeport)
 if start_server "$port2" "$tmp/web-app-2.log"; then
-  base=http://127.0.0.1:$port2
+  base=$scheme://127.0.0.1:$port2
   silent=0
   req GET /products; want restart-persistence 200 '"name":"mug"'
   stop_server 3000
@@ -305,7 +319,7 @@ restart_server() {
   p=$($PROBE freeport)
   rlog=$tmp/web-app-$1.log
   if start_server "$p" "$rlog"; then
-    base=http://127.0.0.1:$p
+    base=$scheme://127.0.0.1:$p
     silent=0
     return 0
   fi
