@@ -1,13 +1,13 @@
 // libcrypto loaded on first use (crypto_lib.h, docs/decisions/0063).
 #include "crypto_lib.h"
 
-#include <dlfcn.h>
 
 #include <openssl/opensslv.h>
 
 #include <string>
 
 #include "common/traps.h"
+#include "dynlib.h"
 #include "trap.h"
 
 namespace wo::crypto {
@@ -19,28 +19,18 @@ namespace {
 // (libcrypto.so.3 for OpenSSL 3.x): the ABI the headers describe.
 constexpr const char* kSoname = "libcrypto.so." WO_STR(OPENSSL_SHLIB_VERSION);
 
-template <class F>
-bool resolve(void* handle, const char* name, F& out) {
-  out = reinterpret_cast<F>(dlsym(handle, name));
-  return out != nullptr;
-}
+using dynlib::sym;
 
 // Loads the library, or returns why it could not.
 std::string load(Lib& lib) {
-  // RTLD_LOCAL: nothing else in the process binds to it by accident.
-  void* h = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return e ? e : "dlopen failed";
-  }
-  if (resolve(h, "EVP_Digest", lib.digest) && resolve(h, "EVP_sha1", lib.sha1) &&
-      resolve(h, "EVP_sha256", lib.sha256) && resolve(h, "EVP_EncodeBlock", lib.encode_block) &&
-      resolve(h, "EVP_DecodeBlock", lib.decode_block) && resolve(h, "HMAC", lib.hmac))
+  std::string why;
+  void* h = dynlib::open(kSoname, &why);
+  if (!h) return why;
+  if (sym(h, "EVP_Digest", lib.digest) && sym(h, "EVP_sha1", lib.sha1) && sym(h, "EVP_sha256", lib.sha256) &&
+      sym(h, "EVP_EncodeBlock", lib.encode_block) && sym(h, "EVP_DecodeBlock", lib.decode_block) &&
+      sym(h, "HMAC", lib.hmac))
     return "";
-  const char* e = dlerror();
-  std::string why = e ? e : "a symbol is missing";
-  dlclose(h);
-  return why;
+  return dynlib::missing(h);
 }
 
 }  // namespace

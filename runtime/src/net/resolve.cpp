@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <ares.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 
@@ -11,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../dynlib.h"
 #include "../sched/io.h"
 #include "../trap.h"
 #include "common/traps.h"
@@ -35,23 +35,16 @@ struct Cares {
   decltype(&::ares_set_servers_ports_csv) set_servers;
 };
 
-template <class F>
-bool resolve_sym(void* handle, const char* name, F& out) {
-  out = reinterpret_cast<F>(dlsym(handle, name));
-  return out != nullptr;
-}
-
 std::string load(Cares& c) {
-  void* h = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return e ? e : "dlopen failed";
-  }
-  if (resolve_sym(h, "ares_library_init", c.library_init) && resolve_sym(h, "ares_init_options", c.init_options) &&
-      resolve_sym(h, "ares_destroy", c.destroy) && resolve_sym(h, "ares_getaddrinfo", c.getaddrinfo) &&
-      resolve_sym(h, "ares_freeaddrinfo", c.freeaddrinfo) && resolve_sym(h, "ares_getsock", c.getsock) &&
-      resolve_sym(h, "ares_timeout", c.timeout) && resolve_sym(h, "ares_process_fd", c.process_fd) &&
-      resolve_sym(h, "ares_strerror", c.strerror) && resolve_sym(h, "ares_set_servers_ports_csv", c.set_servers)) {
+  using dynlib::sym;
+  std::string why;
+  void* h = dynlib::open(kSoname, &why);
+  if (!h) return why;
+  if (sym(h, "ares_library_init", c.library_init) && sym(h, "ares_init_options", c.init_options) &&
+      sym(h, "ares_destroy", c.destroy) && sym(h, "ares_getaddrinfo", c.getaddrinfo) &&
+      sym(h, "ares_freeaddrinfo", c.freeaddrinfo) && sym(h, "ares_getsock", c.getsock) &&
+      sym(h, "ares_timeout", c.timeout) && sym(h, "ares_process_fd", c.process_fd) &&
+      sym(h, "ares_strerror", c.strerror) && sym(h, "ares_set_servers_ports_csv", c.set_servers)) {
     if (int rc = c.library_init(ARES_LIB_INIT_ALL); rc != ARES_SUCCESS) {
       std::string why = std::string("ares_library_init: ") + c.strerror(rc);
       dlclose(h);
@@ -59,10 +52,7 @@ std::string load(Cares& c) {
     }
     return "";
   }
-  const char* e = dlerror();
-  std::string why = e ? e : "a symbol is missing";
-  dlclose(h);
-  return why;
+  return dynlib::missing(h);
 }
 
 // c-ares, loaded once per process; traps IO (catchable) when it cannot be,

@@ -2,7 +2,6 @@
 #include "tls.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
 
@@ -18,6 +17,7 @@
 #include <map>
 #include <mutex>
 
+#include "../dynlib.h"
 #include "../observe.h"
 #include "../sched/io.h"
 #include "../trap.h"
@@ -69,18 +69,12 @@ struct Lib {
   decltype(&::ERR_clear_error) err_clear;
 };
 
-template <class F>
-bool sym(void* h, const char* name, F& out) {
-  out = reinterpret_cast<F>(dlsym(h, name));
-  return out != nullptr;
-}
+using dynlib::sym;
 
 std::string load(Lib& l) {
-  void* h = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return e ? e : "dlopen failed";
-  }
+  std::string why;
+  void* h = dynlib::open(kSoname, &why);
+  if (!h) return why;
   bool ok = sym(h, "TLS_client_method", l.client_method) && sym(h, "TLS_server_method", l.server_method) &&
             sym(h, "SSL_CTX_new", l.ctx_new) && sym(h, "SSL_CTX_free", l.ctx_free) &&
             sym(h, "SSL_CTX_ctrl", l.ctx_ctrl) && sym(h, "SSL_CTX_set_options", l.ctx_set_options) &&
@@ -102,10 +96,7 @@ std::string load(Lib& l) {
             sym(h, "X509_verify_cert_error_string", l.verify_error_string) && sym(h, "ERR_get_error", l.err_get) &&
             sym(h, "ERR_error_string_n", l.err_string) && sym(h, "ERR_clear_error", l.err_clear);
   if (ok) return "";
-  const char* e = dlerror();
-  std::string why = e ? e : "a symbol is missing";
-  dlclose(h);
-  return why;
+  return dynlib::missing(h);
 }
 
 const Lib& lib() {
