@@ -163,8 +163,7 @@ struct Set {
   int epfd = -1;
   int lfd = -1;
   int64_t first_ms = 0, read_ms = 0;
-  bool tls = false;                        // conns_open_tls: every connection starts with a handshake
-  std::string cert, key;                   // its certificate chain and key (PEM files)
+  net::tls::ServerKeys* tls = nullptr;     // conns_open_tls: every connection starts with a handshake with these
   bool parked = false;                     // its owner waits in conns_next (conns_close must not free it)
   std::vector<std::unique_ptr<Conn>> by_fd;
   std::deque<int> ready;                   // connections in Ready, in the order their requests completed
@@ -371,25 +370,13 @@ enum class Sent { All, Partly, Failed };
 Sent send_some(Conn* c, iovec* iov, int n, size_t* left_total) {
   int fd = c->fd;
   while (n > 0 && iov->iov_len == 0) ++iov, --n;
-  if (c->tls && n > 1) {  // one record for head and body (two small records waited on Nagle: fd_io.cpp)
-    size_t total = 0;
-    for (int i = 0; i < n; ++i) total += iov[i].iov_len;
-    if (total <= (size_t{64} << 10)) {
-      thread_local std::string joined;
-      joined.clear();
-      for (int i = 0; i < n; ++i) joined.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
-      long sent = net::tls::write_nb(c->tls, joined.data(), joined.size());
-      if (sent == net::tls::kBroken || sent == 0) return Sent::Failed;
-      if (sent == net::tls::kWouldBlock) {
-        *left_total = total;  // nothing went: the caller keeps it all
-        return Sent::Partly;
-      }
-      // SSL_write without partial writes: all of it went
-      for (int i = 0; i < n; ++i) iov[i].iov_len = 0;
-      *left_total = 0;
-      return Sent::All;
+  iovec one;
+  if (c->tls)
+    if (const std::string* j = net::tls::joined(iov, n)) {  // one record for head and body (tls::joined says why)
+      one = iovec{const_cast<char*>(j->data()), j->size()};
+      iov = &one;
+      n = 1;
     }
-  }
   while (c->tls && n > 0) {  // TLS: a record per piece, until the socket is full
     long sent = net::tls::write_nb(c->tls, static_cast<const char*>(iov->iov_base), iov->iov_len);
     if (sent == net::tls::kBroken || sent == 0) return Sent::Failed;
@@ -457,7 +444,7 @@ void add_conn(Set* s, int fd) {
   Conn* c = s->by_fd[slot].get();
   c->fd = fd;
   if (s->tls) {
-    c->tls = net::tls::server_session(fd, s->cert, s->key, nullptr);  // the files were checked at open
+    c->tls = net::tls::server_session(fd, s->tls);
     if (!c->tls) {
       close_conn(s, c);
       return;
@@ -577,14 +564,11 @@ int64_t wo_net_conns_open(int64_t listener, int64_t first_ms, int64_t read_ms, c
 int64_t wo_net_conns_open_tls(int64_t listener, int64_t first_ms, int64_t read_ms, WoText* cert, WoText* key,
                               const WoSite* site) {
   using namespace wo::http;
-  bool tls = cert || key;
-  std::string cert_file, key_file;
-  if (tls) {
+  wo::net::tls::ServerKeys* tls = nullptr;
+  if (cert || key) {
     wo::need(cert, site);
     wo::need(key, site);
-    cert_file.assign(cert->bytes, static_cast<size_t>(cert->len));
-    key_file.assign(key->bytes, static_cast<size_t>(key->len));
-    wo::net::tls::check_server_files(cert_file, key_file, site);  // traps IO before any client is taken
+    tls = wo::net::tls::server_keys(wo::net::text_string(cert), wo::net::text_string(key), site);  // traps IO before any client is taken
   }
   int lfd = wo::net::checked_fd(listener, "net.conns_open", site);
   // Accepts must never block the thread (net.listen's sockets are non-blocking already).
@@ -607,8 +591,6 @@ int64_t wo_net_conns_open_tls(int64_t listener, int64_t first_ms, int64_t read_m
   s->first_ms = first_ms;
   s->read_ms = read_ms;
   s->tls = tls;
-  s->cert = std::move(cert_file);
-  s->key = std::move(key_file);
   sets()[ep] = s;
   return ep;
 }

@@ -87,8 +87,6 @@ std::string target(const char* op, const std::string& h, int64_t port) {
   return std::string(op) + " " + (v6 ? "[" + h + "]" : h) + ":" + std::to_string(port);
 }
 
-std::string host_of(WoText* host) { return host ? std::string(host->bytes, static_cast<size_t>(host->len)) : std::string(); }
-
 // A connected TCP socket to host:port, or -1 when the deadline passed.
 int open_tcp(const std::string& h, int64_t port, int64_t deadline, bool dl, const std::string& what,
              const WoSite* site) {
@@ -118,7 +116,7 @@ int open_tcp(const std::string& h, int64_t port, int64_t deadline, bool dl, cons
 }
 
 int64_t connect_impl(WoText* host, int64_t port, int64_t ms, bool dl, const WoSite* site) {
-  std::string h = host_of(host);
+  std::string h = wo::net::text_string(host);
   int fd = open_tcp(h, port, dl ? wo::net::deadline_of(ms) : -1, dl, target("net.connect", h, port), site);
   return fd < 0 ? WO_NIL_SCALAR : fd;
 }
@@ -127,9 +125,9 @@ int64_t connect_impl(WoText* host, int64_t port, int64_t ms, bool dl, const WoSi
 // forms, the handshake bounded by WO_TLS_HANDSHAKE_MS for the plain one.
 int64_t connect_tls_impl(const char* op, WoText* host, int64_t port, wo::net::tls::Verify verify, WoText* ca_file,
                          int64_t ms, bool dl, const WoSite* site) {
-  std::string h = host_of(host);
+  std::string h = wo::net::text_string(host);
   std::string what = target(op, h, port);
-  std::string ca = host_of(ca_file);
+  std::string ca = wo::net::text_string(ca_file);
   if (verify == wo::net::tls::Verify::CaFile && ca.empty()) wo::raise(kIo, site, (what + ": no CA file named").c_str());
   int64_t deadline = dl ? wo::net::deadline_of(ms) : -1;
   SocketGuard sock;

@@ -28,6 +28,10 @@ int checked_fd(int64_t fd, const char* what, const WoSite* site) {
   return static_cast<int>(fd);
 }
 
+std::string text_string(const WoText* t) {
+  return t ? std::string(t->bytes, static_cast<size_t>(t->len)) : std::string();
+}
+
 int64_t deadline_of(int64_t ms) { return ms <= 0 ? -1 : sched::deadline_after_ms(ms); }
 
 Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,
@@ -53,16 +57,8 @@ Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t
 Io send_all(int fd, iovec* iov, int n, int64_t deadline_us, bool dl, int* err, const WoSite* site) {
   wo_sched_durable_barrier();  // nothing leaves before the actor's commits are durable (decision 0045)
   if (tls::Session* s = tls::find(fd)) {
-    // One record for a response's head and body: written as two, the second
-    // small segment waited behind Nagle for the client's delayed ACK (40 ms
-    // a keep-alive request). Large bodies go piece by piece.
-    size_t total = 0;
-    for (int i = 0; i < n; ++i) total += iov[i].iov_len;
-    if (n > 1 && total <= (size_t{64} << 10)) {
-      thread_local std::string joined;
-      joined.clear();
-      for (int i = 0; i < n; ++i) joined.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
-      Io r = tls::send(s, fd, joined.data(), joined.size(), deadline_us, dl, err, site);
+    if (const std::string* one = tls::joined(iov, n)) {  // one record (tls::joined says why)
+      Io r = tls::send(s, fd, one->data(), one->size(), deadline_us, dl, err, site);
       if (r == Io::Done)
         for (int i = 0; i < n; ++i) iov[i].iov_len = 0;
       return r;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "wo_runtime.h"
 
@@ -16,7 +17,8 @@ namespace wo::net {
 
 [[noreturn]] void raise_errno(const char* what, int err, const WoSite* site);  // IO `what: strerror`
 int checked_fd(int64_t fd, const char* what, const WoSite* site);             // BOUNDS `not a socket`
-int64_t deadline_of(int64_t ms);  // CLOCK_MONOTONIC µs `ms` from now; ms <= 0: -1 (none)
+int64_t deadline_of(int64_t ms);
+std::string text_string(const WoText* t);  // a copy of t's bytes ("" for NULL)  // CLOCK_MONOTONIC µs `ms` from now; ms <= 0: -1 (none)
 
 enum class Io {
   Done,     // read: *got > 0 bytes; send: every byte went out

@@ -65,13 +65,12 @@ int64_t accept_impl(int64_t lfd, int64_t ms, bool dl, const WoSite* site) {
 // A TLS server handshake on accepted `c`: true when done; false at the
 // deadline or when the client failed it (the connection is closed then: a
 // garbage, truncated or stalled handshake costs the server nothing more).
-bool handshake_or_close(int c, const std::string& cert, const std::string& key, int64_t deadline, bool dl,
-                        const WoSite* site) {
+bool handshake_or_close(int c, wo::net::tls::ServerKeys* keys, int64_t deadline, bool dl, const WoSite* site) {
   std::string why;
   wo::net::tls::Handshake h;
   try {
-    h = wo::net::tls::server(c, cert, key, deadline, dl, &why, site);
-  } catch (...) {  // the server's files cannot be used, or a stop signal
+    h = wo::net::tls::server(c, keys, deadline, dl, &why, site);
+  } catch (...) {  // a stop signal
     ::close(c);
     throw;
   }
@@ -86,14 +85,15 @@ bool handshake_or_close(int c, const std::string& cert, const std::string& key, 
 int64_t accept_tls_impl(int64_t lfd, WoText* cert, WoText* key, int64_t ms, bool dl, const WoSite* site) {
   wo::need(cert, site);
   wo::need(key, site);
-  std::string c(cert->bytes, static_cast<size_t>(cert->len)), k(key->bytes, static_cast<size_t>(key->len));
+  // The files first: unusable ones trap before any client is taken.
+  wo::net::tls::ServerKeys* keys = wo::net::tls::server_keys(wo::net::text_string(cert), wo::net::text_string(key), site);
   int64_t deadline = dl ? deadline_of(ms) : -1;
   for (;;) {
     int64_t conn = accept_impl(lfd, ms, dl, site);
     if (conn == WO_NIL_SCALAR) return WO_NIL_SCALAR;
     int64_t hs = deadline_of(wo::net::tls::handshake_ms());
     if (deadline >= 0 && deadline < hs) hs = deadline;
-    if (handshake_or_close(static_cast<int>(conn), c, k, hs, dl, site)) return conn;
+    if (handshake_or_close(static_cast<int>(conn), keys, hs, dl, site)) return conn;
     if (deadline >= 0 && wo::sched::now_us() >= deadline) return WO_NIL_SCALAR;
     if (dl) ms = (deadline - wo::sched::now_us() + 999) / 1000;  // what is left for the next one
   }
@@ -182,10 +182,9 @@ bool wo_net_tls_server(int64_t conn, WoText* cert, WoText* key, int64_t ms, cons
   wo::need(cert, site);
   wo::need(key, site);
   if (wo::net::tls::find(fd)) wo::raise(kIo, site, "net.tls_server: the connection is TLS already");
+  wo::net::tls::ServerKeys* keys = wo::net::tls::server_keys(wo::net::text_string(cert), wo::net::text_string(key), site);
   std::string why;
-  switch (wo::net::tls::server(fd, std::string(cert->bytes, static_cast<size_t>(cert->len)),
-                               std::string(key->bytes, static_cast<size_t>(key->len)), deadline_of(ms), true, &why,
-                               site)) {
+  switch (wo::net::tls::server(fd, keys, deadline_of(ms), true, &why, site)) {
     case wo::net::tls::Handshake::Done: return true;
     case wo::net::tls::Handshake::Timeout: return false;
     case wo::net::tls::Handshake::Failed: break;

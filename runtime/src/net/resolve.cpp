@@ -80,7 +80,7 @@ bool numeric(const std::string& host, uint16_t port, Address* out) {
     out->len = sizeof *v4;
     return true;
   }
-  std::string h = host.size() >= 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+  std::string h = bare_host(host);
   auto* v6 = reinterpret_cast<sockaddr_in6*>(&out->addr);
   if (inet_pton(AF_INET6, h.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
@@ -132,6 +132,15 @@ struct Channel {
 };
 
 }  // namespace
+
+std::string bare_host(const std::string& host) {
+  return host.size() >= 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+}
+
+bool is_ip_literal(const std::string& host) {
+  Address a;
+  return numeric(host, 0, &a);
+}
 
 Resolved resolve(const std::string& host, uint16_t port, int64_t deadline_us, bool dl, std::vector<Address>* out,
                  std::string* why, const WoSite* site) {

@@ -25,6 +25,11 @@ enum class Resolved {
   Failed,    // no address: *why says why (c-ares's text, or a bad name)
 };
 
+// `host` without the brackets an IPv6 literal may come in (`[::1]` -> `::1`).
+std::string bare_host(const std::string& host);
+// Whether `host` (bracketed or not) is an IPv4 or IPv6 address, not a name.
+bool is_ip_literal(const std::string& host);
+
 // The TCP addresses of `host` (a dotted quad, an IPv6 address with or
 // without brackets, or a name) at `port`, IPv4 and IPv6 alike. Traps IO when
 // c-ares cannot be loaded; `deadline_us` < 0: none.

@@ -1,7 +1,6 @@
 // TLS sessions on connection fds (tls.h, docs/decisions/0086).
 #include "tls.h"
 
-#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
 
@@ -22,6 +21,7 @@
 #include "../sched/io.h"
 #include "../trap.h"
 #include "common/traps.h"
+#include "resolve.h"
 #include "wo_actor.h"
 
 namespace wo::net::tls {
@@ -279,18 +279,38 @@ int drive(const Lib& l, SSL* ssl, int fd, Op op, int64_t deadline, bool dl, int*
   }
 }
 
-void register_session(int fd, SSL* ssl) {
+Session* register_session(int fd, SSL* ssl) {
   std::atomic<Session*>* s = slot(fd, true);
   if (!s) {  // an fd past a million: cannot be tracked (never happens below RLIMIT_NOFILE's usual caps)
     lib().ssl_free(ssl);
     wo::raise(static_cast<int64_t>(TrapCode::IO), nullptr, "TLS: descriptor number too large to track");
   }
-  s->store(new Session{ssl}, std::memory_order_release);
+  auto* session = new Session{ssl};
+  s->store(session, std::memory_order_release);
+  return session;
 }
 
-bool is_ip(const std::string& host) {
-  unsigned char buf[16];
-  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+// SSL_connect or SSL_accept (`op`) on `ssl`, bound to fd, to its end: the
+// session registered on Done; otherwise `ssl` is freed after `on_fail`
+// (which may still read it) has run. Also freed when a stop signal unwinds.
+template <class Op, class OnFail>
+Handshake handshake(const Lib& l, SSL* ssl, int fd, Op op, int64_t deadline_us, bool dl, std::string* why,
+                    const WoSite* site, OnFail on_fail) {
+  int r = 0;
+  int d;
+  try {
+    d = drive(l, ssl, fd, op, deadline_us, dl, &r, why, site);
+  } catch (...) {
+    l.ssl_free(ssl);
+    throw;
+  }
+  if (d == 1) {
+    register_session(fd, ssl);
+    return Handshake::Done;
+  }
+  if (d == -1) on_fail();
+  l.ssl_free(ssl);
+  return d == 0 ? Handshake::Timeout : Handshake::Failed;
 }
 
 }  // namespace
@@ -303,14 +323,13 @@ Session* find(int fd) {
 Handshake client(int fd, const std::string& host, Verify verify, const std::string& ca_file, int64_t deadline_us,
                  bool dl, std::string* why, const WoSite* site) {
   const Lib& l = lib();
-  SSL_CTX* ctx = client_ctx(l, verify, ca_file, site);
-  SSL* ssl = l.ssl_new(ctx);
+  SSL* ssl = l.ssl_new(client_ctx(l, verify, ca_file, site));
   if (!ssl) {
     *why = queued_errors(l);
     return Handshake::Failed;
   }
-  std::string name = host.size() >= 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
-  bool ip = is_ip(name);
+  std::string name = bare_host(host);
+  bool ip = is_ip_literal(name);
   l.set_fd(ssl, fd);
   if (!ip) l.ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, const_cast<char*>(name.c_str()));
   if (verify != Verify::Nothing) {
@@ -321,51 +340,28 @@ Handshake client(int fd, const std::string& host, Verify verify, const std::stri
       return Handshake::Failed;
     }
   }
-  int r = 0;
-  int d;
-  try {
-    d = drive(l, ssl, fd, [&] { return l.connect(ssl); }, deadline_us, dl, &r, why, site);
-  } catch (...) {  // a stop signal unwound the fiber
-    l.ssl_free(ssl);
-    throw;
-  }
-  if (d == 1) {
-    register_session(fd, ssl);
-    return Handshake::Done;
-  }
-  if (d == -1 && verify != Verify::Nothing) {
+  return handshake(l, ssl, fd, [&] { return l.connect(ssl); }, deadline_us, dl, why, site, [&] {
+    if (verify == Verify::Nothing) return;
     long v = l.get_verify_result(ssl);
     if (v != X509_V_OK) *why = std::string("certificate verify failed: ") + l.verify_error_string(v);
-  }
-  l.ssl_free(ssl);
-  return d == 0 ? Handshake::Timeout : Handshake::Failed;
+  });
 }
 
-Handshake server(int fd, const std::string& cert, const std::string& key, int64_t deadline_us, bool dl,
-                 std::string* why, const WoSite* site) {
+ServerKeys* server_keys(const std::string& cert, const std::string& key, const WoSite* site) {
+  return server_ctx(lib(), cert, key, site);
+}
+
+Handshake server(int fd, ServerKeys* keys, int64_t deadline_us, bool dl, std::string* why, const WoSite* site) {
   const Lib& l = lib();
-  SSL_CTX* ctx = server_ctx(l, cert, key, site);
-  SSL* ssl = l.ssl_new(ctx);
+  SSL* ssl = l.ssl_new(keys);
   if (!ssl) {
     *why = queued_errors(l);
     return Handshake::Failed;
   }
   l.set_fd(ssl, fd);
-  int r = 0;
-  int d;
-  try {
-    d = drive(l, ssl, fd, [&] { return l.accept(ssl); }, deadline_us, dl, &r, why, site);
-  } catch (...) {
-    l.ssl_free(ssl);
-    throw;
-  }
-  if (d == 1) {
-    register_session(fd, ssl);
-    return Handshake::Done;
-  }
-  l.ssl_free(ssl);
-  if (d == -1 && *why == kPlainHttp) answer_plain_http(fd);
-  return d == 0 ? Handshake::Timeout : Handshake::Failed;
+  return handshake(l, ssl, fd, [&] { return l.accept(ssl); }, deadline_us, dl, why, site, [&] {
+    if (*why == kPlainHttp) answer_plain_http(fd);
+  });
 }
 
 void answer_plain_http(int fd) {
@@ -375,18 +371,12 @@ void answer_plain_http(int fd) {
   if (::send(fd, r.data(), r.size(), MSG_NOSIGNAL | MSG_DONTWAIT) > 0) ::shutdown(fd, SHUT_WR);
 }
 
-Session* server_session(int fd, const std::string& cert, const std::string& key, const WoSite* site) {
+Session* server_session(int fd, ServerKeys* keys) {
   const Lib& l = lib();
-  SSL* ssl = l.ssl_new(server_ctx(l, cert, key, site));
+  SSL* ssl = l.ssl_new(keys);
   if (!ssl) return nullptr;
   l.set_fd(ssl, fd);
-  register_session(fd, ssl);
-  return find(fd);
-}
-
-void check_server_files(const std::string& cert, const std::string& key, const WoSite* site) {
-  const Lib& l = lib();
-  server_ctx(l, cert, key, site);
+  return register_session(fd, ssl);
 }
 
 Step handshake_step(Session* s) {
@@ -480,6 +470,17 @@ Io send(Session* s, int fd, const char* p, size_t n, int64_t deadline_us, bool d
 }
 
 const std::string& last_error() { return t_error; }
+
+const std::string* joined(const iovec* iov, int n) {
+  if (n < 2) return nullptr;
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) total += iov[i].iov_len;
+  if (total > (size_t{64} << 10)) return nullptr;
+  thread_local std::string buf;
+  buf.clear();
+  for (int i = 0; i < n; ++i) buf.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
+  return &buf;
+}
 
 void end(int fd, Session* s) {
   if (std::atomic<Session*>* sl = slot(fd, false)) sl->store(nullptr, std::memory_order_release);

@@ -5,6 +5,8 @@
 // net.write, their `_dl` forms and the HTTP layer work on TLS and plain
 // connections alike, and net.close ends the session before the fd.
 #pragma once
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,9 +14,19 @@
 #include "fd_io.h"
 #include "wo_runtime.h"
 
+struct ssl_ctx_st;  // OpenSSL's SSL_CTX
+
 namespace wo::net::tls {
 
 struct Session;
+
+// A server's certificate chain and key, loaded once per pair of PEM files
+// and kept for the process (OpenSSL's SSL_CTX).
+using ServerKeys = ssl_ctx_st;
+// The keys of two PEM files; traps IO when they cannot be used (that is the
+// server's configuration, not a client's fault), so a server asks for them
+// before it accepts anyone.
+ServerKeys* server_keys(const std::string& cert, const std::string& key, const WoSite* site);
 
 // The session registered under `fd`, or NULL (a plain connection). Lock-free.
 Session* find(int fd);
@@ -36,12 +48,10 @@ enum class Handshake { Done, Timeout, Failed };
 Handshake client(int fd, const std::string& host, Verify verify, const std::string& ca_file, int64_t deadline_us,
                  bool dl, std::string* why, const WoSite* site);
 
-// A server handshake on accepted `fd` with the certificate chain and key of
-// two PEM files (loaded once per pair); TLS 1.2 and 1.3 only, ALPN
-// `http/1.1` when the client offers it. Traps IO when the files cannot be
-// used (that is the server's configuration, not the client's fault).
-Handshake server(int fd, const std::string& cert, const std::string& key, int64_t deadline_us, bool dl,
-                 std::string* why, const WoSite* site);
+// A server handshake on accepted `fd` with `keys`; TLS 1.2 and 1.3 only,
+// ALPN `http/1.1` when the client offers it. A client that speaks plain
+// HTTP gets answer_plain_http before the Failed.
+Handshake server(int fd, ServerKeys* keys, int64_t deadline_us, bool dl, std::string* why, const WoSite* site);
 
 // read_some / send_all over a session (fd_io.h's contracts). A TLS failure
 // is Io::Failed with *err = kTlsError and the reason in last_error().
@@ -49,6 +59,12 @@ Io read(Session* s, int fd, char* buf, size_t max, int64_t deadline_us, bool dl,
         const WoSite* site);
 Io send(Session* s, int fd, const char* p, size_t n, int64_t deadline_us, bool dl, int* err, const WoSite* site);
 constexpr int kTlsError = -1;
+// Several pieces to send (a response's head and body) as one record: sent
+// as two, the second small segment waited behind Nagle for the peer's
+// delayed ACK (40 ms a keep-alive request). The pieces joined in a
+// per-thread buffer when there are several totalling at most 64 KiB, else
+// NULL (send them one by one).
+const std::string* joined(const iovec* iov, int n);
 const std::string& last_error();  // this thread's last TLS failure
 
 // Sends close_notify (once, without waiting), frees the session and
@@ -58,10 +74,7 @@ void end(int fd, Session* s);
 // For an event loop of its own (the HTTP connection set, http/conns.cpp),
 // which never parks inside these: a server session registered under `fd`
 // before its handshake, and non-blocking steps.
-Session* server_session(int fd, const std::string& cert, const std::string& key, const WoSite* site);
-// Makes (once) the server context of cert and key, trapping IO when the
-// files cannot be used: a server checks its configuration before accepting.
-void check_server_files(const std::string& cert, const std::string& key, const WoSite* site);
+Session* server_session(int fd, ServerKeys* keys);
 enum class Step {
   Done,
   WantRead,
