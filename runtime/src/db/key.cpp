@@ -70,6 +70,13 @@ uint64_t canonical_float(uint64_t bits) {
   return bits;
 }
 
+KeyShape key_shape(const Field& f) {
+  if (f.nullable) return KeyShape::General;
+  if (f.kind == Kind::Text || f.kind == Kind::Bytes) return KeyShape::Text;
+  if (!is_blob(f.kind) && f.kind != Kind::Float) return KeyShape::Word;
+  return KeyShape::General;
+}
+
 void append_key(std::string& out, const Field& f, uint64_t w) {
   if (is_blob(f.kind) && w) return append(out, f, w, as_blob(w)->bytes(), as_blob(w)->len);
   append(out, f, w, nullptr, 0);

@@ -11,30 +11,6 @@
 
 namespace wo::db {
 
-namespace {
-
-// The bytes of a Text or Bytes word (an engine Blob*, or a program's WoText*
-// when `abi`; 0 reads as empty, as in key.cpp), when none of them is 0x00:
-// the key (key.h) is then those bytes and 0x00 0x00.
-bool plain_text(uint64_t w, bool abi, const char*& p, uint64_t& n) {
-  if (!w) {
-    p = "";
-    n = 0;
-    return true;
-  }
-  if (abi) {
-    const auto* t = reinterpret_cast<const WoText*>(w);  // WoBytes has the same layout
-    p = t->bytes;
-    n = static_cast<uint64_t>(t->len);
-  } else {
-    p = as_blob(w)->bytes();
-    n = as_blob(w)->len;
-  }
-  return n == 0 || !std::memchr(p, 0, n);
-}
-
-}  // namespace
-
 bool TableIndex::covers(uint32_t field) const {
   for (uint32_t c : def->cols)
     if (c == field) return true;
@@ -49,13 +25,7 @@ Table::Table(const ClassDef* def)
   for (const IndexDef& d : def->indexes) {
     TableIndex ix;
     ix.def = &d;
-    if (d.cols.size() == 1 && !def->fields[d.cols[0]].nullable) {
-      Kind k = def->fields[d.cols[0]].kind;
-      if (k == Kind::Text || k == Kind::Bytes)
-        ix.shape = KeyShape::Text;
-      else if (!is_blob(k) && k != Kind::Float)
-        ix.shape = KeyShape::Word;
-    }
+    if (d.cols.size() == 1) ix.shape = key_shape(def->fields[d.cols[0]]);
     ix.ordered_ready = !d.unique;
     ix.label = def->name + ".";
     if (d.cols.size() == 1) {
@@ -156,16 +126,8 @@ void Table::keys_of(const uint64_t* words, RowKeys& out, bool abi) const {
   for (size_t i = 0; i < n; ++i) {
     const TableIndex& ix = indexes[i];
     std::string& key = out.key[i];
-    uint32_t c0 = ix.def->cols[0];
-    uint64_t len;
     bool nil = false;
-    if (ix.shape == KeyShape::Word) {  // append_key's big-endian word with the sign bit flipped
-      uint64_t be = __builtin_bswap64(words[c0] ^ (uint64_t{1} << 63));
-      key.assign(reinterpret_cast<const char*>(&be), 8);
-    } else if (const char* p; ix.shape == KeyShape::Text && plain_text(words[c0], abi, p, len)) {
-      key.assign(p, len);  // no 0x00 to escape: the bytes, then the end mark
-      key.append(2, '\0');
-    } else {
+    if (!shaped_key(ix.shape, words[ix.def->cols[0]], abi, key)) {
       key.clear();
       for (uint32_t c : ix.def->cols) {
         nil = nil || is_nil(fields[c], words[c]);

@@ -25,14 +25,9 @@
 
 namespace wo::db {
 
-// How an index's key is built from a row's words: the two common shapes
-// (one non-nullable Int-shaped column; one non-nullable Text or Bytes column)
-// without key.h's general per-column path, to the same bytes.
-enum class KeyShape : uint8_t { General, Word, Text };
-
 struct TableIndex {
   const IndexDef* def;
-  KeyShape shape = KeyShape::General;
+  KeyShape shape = KeyShape::General;  // key.h: how its keys are built
   std::string label;   // `<table>.<field>` or `<table>.(<a>, <b>)`, for the UNIQUE message
   OrderedIndex ordered;
   bool ordered_ready = false;   // maintained (always for non-unique indexes)
