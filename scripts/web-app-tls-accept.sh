@@ -29,12 +29,7 @@ finish() { gate_finish web-app-tls-accept; }
 gate_preflight web-app-tls-accept curl python3 openssl
 gate_workdir web-app-tls-accept "${WA_KEEP:-0}"
 
-bin=${WA_BIN:-$tmp/web-app}
-if [[ -z ${WA_BIN:-} ]]; then
-  out=$("$WOC" build "$ROOT/examples/web-app" -o "$bin" 2>&1)
-  check build "$([[ -x $bin ]]; echo $?)" "woc build: $(head -3 <<<"$out" | tr '\n' ' ')"
-  [[ -x $bin ]] || finish
-fi
+gate_web_app_bin
 
 # A CA and a server certificate (SAN: the address the clients use), made here.
 pki=$tmp/pki

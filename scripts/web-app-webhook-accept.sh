@@ -24,12 +24,7 @@ finish() { gate_finish web-app-webhook-accept; }
 gate_preflight web-app-webhook-accept curl python3
 gate_workdir web-app-webhook-accept "${WA_KEEP:-0}"
 
-bin=${WA_BIN:-$tmp/web-app}
-if [[ -z ${WA_BIN:-} ]]; then
-  out=$("$WOC" build "$ROOT/examples/web-app" -o "$bin" 2>&1)
-  check build "$([[ -x $bin ]]; echo $?)" "woc build: $(head -3 <<<"$out" | tr '\n' ' ')"
-  [[ -x $bin ]] || finish
-fi
+gate_web_app_bin
 
 e=$(env -i PATH="$PATH" WO_DATA="$tmp/argdata" WA_TOKEN=$TOKEN WA_WEBHOOK=ftp://x timeout 5 "$bin" 8080 2>&1 >/dev/null)
 st=$?

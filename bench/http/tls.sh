@@ -84,6 +84,15 @@ stop() {
   server=
 }
 TLSENV=(BENCH_TLS_CERT="$TMP/cert.pem" BENCH_TLS_KEY="$TMP/key.pem")
+# aim KEY LABEL WOC GO: woc's figure against Go's (higher is better), the
+# issue's aim being at least Go's: a line and a record, met or MISSED.
+aim() {
+  local r met
+  r=$(ratio "$3" "$4" 1)
+  met=$(awk -v x="${3:-0}" -v y="${4:-0}" 'BEGIN {print (y > 0 && x >= y) ? "met" : "MISSED"}')
+  say "$2: $r (aim >= 1x) $met"
+  rec aim "$1" "$r" "$met"
+}
 
 # ---------------------------------------------------------------- 1. HTTPS hello
 declare -A RPS PC
@@ -131,10 +140,7 @@ done
 for mode in keepalive close; do
   for n in 1 2; do
     w="woc ($n shard$([[ $n == 2 ]] && echo s))"
-    r=$(ratio "${PC[$w.$mode]:-}" "${PC[Go ($n).$mode]:-}" 1)
-    met=$(awk -v x="${PC[$w.$mode]:-0}" -v y="${PC[Go ($n).$mode]:-0}" 'BEGIN {print (y > 0 && x >= y) ? "met" : "MISSED"}')
-    say "https $mode: $w per core vs Go ($n): $r (aim >= 1x) $met"
-    rec aim "https-$mode-$n" "$r" "$met"
+    aim "https-$mode-$n" "https $mode: $w per core vs Go ($n)" "${PC[$w.$mode]:-}" "${PC[Go ($n).$mode]:-}"
   done
 done
 hr
@@ -171,9 +177,6 @@ for name in "Go http" "woc http" "Go https" "woc https"; do
   printf '%-12s %12s %22s\n' "$name" "$(fmt "${CRPS[$name]:--}")" "$(fmt "${CPC[$name]:--}")"
 done
 for s in http https; do
-  r=$(ratio "${CPC[woc $s]:-}" "${CPC[Go $s]:-}" 1)
-  met=$(awk -v x="${CPC[woc $s]:-0}" -v y="${CPC[Go $s]:-0}" 'BEGIN {print (y > 0 && x >= y) ? "met" : "MISSED"}')
-  say "client $s: woc per CPU-second vs Go: $r (aim >= 1x) $met"
-  rec aim "client-$s" "$r" "$met"
+  aim "client-$s" "client $s: woc per CPU-second vs Go" "${CPC[woc $s]:-}" "${CPC[Go $s]:-}"
 done
 bench_end

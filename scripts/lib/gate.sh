@@ -2,8 +2,8 @@
 # porch-accept.sh): `ok NAME`, `bad NAME DETAIL`, `check NAME STATUS DETAIL`
 # (ok when STATUS is 0), `gate_finish NAME`, which prints
 # `NAME: N checks, M failures` and exits non-zero on any failure, and
-# `gate_stop PID MS` (a bounded SIGTERM stop), `gate_preflight` and
-# `gate_workdir` (below).
+# `gate_stop PID MS` (a bounded SIGTERM stop), `gate_preflight`,
+# `gate_workdir` and `gate_web_app_bin` (below).
 checks=0
 failures=0
 ok() { checks=$((checks + 1)); printf 'ok   %s\n' "$1"; }
@@ -55,4 +55,16 @@ gate_cleanup() {
   local p
   for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
   [[ $gate_keep == 1 ]] && echo "kept $tmp" || rm -rf "$tmp"
+}
+
+# gate_web_app_bin: sets $bin to the web-app to serve: $WA_BIN, or
+# examples/web-app built by $WOC into $tmp (a `build` check; the gate ends
+# when the build fails). For the smaller web-app gates (TLS, webhooks).
+gate_web_app_bin() {
+  bin=${WA_BIN:-$tmp/web-app}
+  [[ -n ${WA_BIN:-} ]] && return
+  local out
+  out=$("$WOC" build "$ROOT/examples/web-app" -o "$bin" 2>&1)
+  check build "$([[ -x $bin ]]; echo $?)" "woc build: $(head -3 <<<"$out" | tr '\n' ' ')"
+  [[ -x $bin ]] || finish
 }
