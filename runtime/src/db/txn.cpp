@@ -135,8 +135,7 @@ void Engine::abort() noexcept {
     } catch (...) {  // an OOM trap: the ids stay burnt in RAM
     }
     end_deferral(*tx, false);  // undo's index changes apply at once
-    undo(*tx);
-    for (Table* t : tx->deferred) t->settle_ordered();  // undo took every deferred entry back: nothing to merge
+    undo(*tx);  // takes every deferred entry back with its insert or update: nothing is left to merge
     release_gate();
   } catch (...) {
     // Only allocation can fail here (an index node). RAM would then hold a

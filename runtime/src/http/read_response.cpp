@@ -7,16 +7,12 @@
 // a malformed status line, a body past the caller's cap — is a record with
 // status 0 and a few words in `error`, never a trap, a hang or unbounded
 // memory: the whole response has one deadline and the body one cap.
-#include <cerrno>
 #include <cstring>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "../heap.h"
 #include "../net/fd_io.h"
 #include "../net/tls.h"
-#include "../sched/io.h"
 #include "../trap.h"
 #include "response_parser.h"
 #include "texts.h"
