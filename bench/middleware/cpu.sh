@@ -108,5 +108,21 @@ done
   done
   echo "  raw append + fdatasync of the same disk (one writer): $fsyncs/s, $fsync_us us CPU each" \
     "(per durable request: that / rec/fsync)"
+  # Issue 26 item 4's aims, and the floor the spec's rule puts under them
+  # (framework.md §7.1: every hit is a durable row write acknowledged after
+  # its fdatasync): bare plus this disk's fdatasync CPU shared by the
+  # measured batch, before any call, table or middleware work at all.
+  for pair in limited:1.25 idem:1.4; do
+    mode=${pair%%:*} aim=${pair#*:}
+    [[ " $MODES " == *" $mode "* && " $MODES " == *" bare "* ]] || continue
+    awk -v m="$mode" -v s="$(median "${SRV[$mode]:-}")" -v bs="$bs" -v aim="$aim" \
+        -v b="$(median "${BATCH[$mode]:-}")" -v f="$fsync_us" 'BEGIN {
+      name = (m == "limited" ? "Limiter" : "Idempotent")
+      if (s !~ /^[0-9.]+$/ || bs !~ /^[0-9.]+$/ || bs + 0 == 0) { printf "porch %s CPU: - (aim <=%sx bare) MISSED\n", name, aim; exit }
+      r = s / bs
+      floor = (b ~ /^[0-9.]+$/ && b + 0 > 0 && f ~ /^[0-9.]+$/) ? sprintf("%.2fx", (bs + f / b) / bs) : "-"
+      printf "porch %s CPU: woc %.2f us/req, peer bare %.2f us/req, ratio %.2fx (aim <=%sx bare) %s; floor of a durable hit on this disk %s\n",
+             name, s, bs, r, aim, (r <= aim ? "met" : "MISSED"), floor }'
+  done
 } | tee "$OUT/middleware-cpu.txt"
 exit "$failed"

@@ -13,6 +13,9 @@
 #   BENCH_QUICK=1            3 s per run instead of 10
 #   BENCH_OUT=DIR            where middleware.txt goes (default build/bench)
 #   BENCH_POOL=N             the key pool's size (default 4)
+#   BENCH_WRK_THREADS=N      wrk threads (default 2); with 1, wrk is also
+#                            pinned to the last CPU, so it loads the server
+#                            from one core instead of competing for both
 #   WO_WAL_STATS=1           also print each server's group-commit figures
 #                            (batches = fdatasyncs, records) at its stop
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise.
@@ -24,6 +27,9 @@ SECS=10
 [[ ${BENCH_QUICK:-0} == 1 ]] && SECS=3
 OUT=${BENCH_OUT:-$ROOT/build/bench}
 POOL=${BENCH_POOL:-4}
+WRK_THREADS=${BENCH_WRK_THREADS:-2}
+WRK=(wrk -t"$WRK_THREADS")
+[[ $WRK_THREADS == 1 ]] && command -v taskset >/dev/null && WRK=(taskset -c "$(($(nproc) - 1))" wrk -t1)
 source "$ROOT/bench/lib/format.sh"  # fmt, ratio
 command -v wrk >/dev/null || bash "$ROOT/scripts/setup-deps.sh" wrk
 mkdir -p "$OUT"
@@ -49,8 +55,8 @@ run() {
   WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" "$POOL" "$mode" >"$TMP/$mode.log" 2>&1 &
   server=$!
   for _ in $(seq 200); do grep -q listening "$TMP/$mode.log" && break; sleep 0.05; done
-  wrk -t2 -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
-  out=$(wrk -t2 -c64 -d"${SECS}s" --latency "$@" "http://127.0.0.1:$port/products" 2>&1)
+  "${WRK[@]}" -c64 -d1s "$@" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
+  out=$("${WRK[@]}" -c64 -d"${SECS}s" --latency "$@" "http://127.0.0.1:$port/products" 2>&1)
   kill -TERM "$server"; wait "$server" 2>/dev/null; server=
   WAL[$mode]=$(grep -m1 '^walstats' "$TMP/$mode.log")
   if grep -q "Non-2xx" <<<"$out" || ! grep -q "Requests/sec" <<<"$out"; then
@@ -73,7 +79,7 @@ run idem -s "$HERE/idem.lua"
 fsync=$(python3 "$HERE/fsync_rate.py" "$TMP" 3)
 
 {
-  echo "middleware benchmark: wrk -t2 -c64, ${SECS} s per run, WO_SHARDS=2, key pool of $POOL, $(date -u '+%F %T') UTC"
+  echo "middleware benchmark: ${WRK[*]} -c64, ${SECS} s per run, WO_SHARDS=2, key pool of $POOL, $(date -u '+%F %T') UTC"
   echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '  %-34s %12s %10s %14s\n' route "req/s" "p99 ms" "vs bare"
   printf '  %-34s %12s %10s %14s\n' "GET /products (bare)" "$(fmt "${RPS[bare]}" 2)" "${P99[bare]}" "1.00x"
