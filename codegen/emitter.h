@@ -92,7 +92,8 @@ class Emitter {
   llvm::Type* result_code_type(std::string_view r);
   int64_t elem_kind(const Type* t);                  // WO_ELEM_* for a list element / map key or value
   llvm::Constant* type_desc(const Type* t);         // WoTypeDesc for json
-  llvm::Constant* class_desc(const ClassInfo* cls); // WoClassDesc for json
+  llvm::Constant* class_desc(const ClassInfo* cls);
+  llvm::Constant* row_desc(const ClassInfo* cls); // WoClassDesc for json
   const ClassLayout& layout(const ClassInfo* cls);
   // Payload unions: each variant is a heap object { rc, destroy, i64 tag, payload... };
   // bare variants of such a union are immortal constants. Bare-only unions are i64 tags.
@@ -164,6 +165,7 @@ class Emitter {
   void emit_schema_boot();
   Val emit_insert(const ast::Expr& e);
   Val emit_row_field(const ast::Expr& e, llvm::Value* row);
+  Val emit_row_get(const ast::Expr& e);
   void emit_row_store(const ast::Expr& target, llvm::Value* row, const Val& value);
   Val emit_delete(const ast::Expr& e);
   Val emit_query(const ast::Expr& e);

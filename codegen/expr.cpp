@@ -459,6 +459,7 @@ Val Emitter::emit_call(const ast::Expr& e) {
     return own_temp(call(rt("wo_map_new"), {b_.getInt64(elem_kind(e.type->elem)), b_.getInt64(elem_kind(e.type->value))}));
   }
   if (s->kind == sema::SymKind::Builtin) return emit_builtin(e);
+  if (s->kind == sema::SymKind::Class) return emit_row_get(e);
   if (s->kind == sema::SymKind::Variant) return emit_variant(e);
   if (s->kind == sema::SymKind::IfaceMethod) return emit_iface_call(e);
   const FnInfo* fn = s->fn;

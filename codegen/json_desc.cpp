@@ -45,7 +45,12 @@ llvm::Constant* Emitter::type_desc(const Type* t) {
       // A @table class value is a row id (a copyable word, Type::is_heap),
       // never an object: describing it as one made the shard copier follow
       // the id as a pointer.
-      if (t->cls->is_table) break;
+      // JSON writes a row as an object of its columns (row_desc).
+      if (t->cls->is_table) {
+        cls = row_desc(t->cls);
+        nvariants = t->cls->db_index;
+        break;
+      }
       kind = TY_CLASS;
       cls = class_desc(t->cls);
       break;
@@ -101,6 +106,30 @@ llvm::Constant* Emitter::variant_descs(const sema::UnionInfo* u) {
   auto* arr_ty = llvm::ArrayType::get(cls_ty, descs.size());
   return new llvm::GlobalVariable(*mod_, arr_ty, true, llvm::GlobalValue::PrivateLinkage,
                                   llvm::ConstantArray::get(arr_ty, descs), "desc.variants." + u->name);
+}
+
+// A @table class for JSON: its stored columns by name, each field's offset
+// the column number, `size` 1 when the row's id is written first as "id"
+// (wo_runtime.h, WO_TY_INT with `cls`).
+llvm::Constant* Emitter::row_desc(const ClassInfo* cls) {
+  auto it = class_descs_.find(cls);
+  if (it != class_descs_.end()) return it->second;
+  auto* field_ty = llvm::StructType::get(ctx_, {ptr_, ptr_, i64_});
+  auto* ty = llvm::StructType::get(ctx_, {ptr_, i64_, ptr_, i64_, ptr_});
+  auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "json.row." + cls->name);
+  class_descs_[cls] = gv;
+  std::vector<llvm::Constant*> fields;
+  bool id_column = false;  // a column called `id` keeps the key; else the row's id leads as "id"
+  for (const auto& f : cls->fields) id_column |= f.column >= 0 && f.name == "id";
+  for (const auto& f : cls->fields)
+    if (f.column >= 0)
+      fields.push_back(llvm::ConstantStruct::get(field_ty, {c_string(f.name), type_desc(f.type), b_.getInt64(f.column)}));
+  auto* arr_ty = llvm::ArrayType::get(field_ty, fields.size());
+  auto* arr = new llvm::GlobalVariable(*mod_, arr_ty, true, llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantArray::get(arr_ty, fields), "json.columns." + cls->name);
+  gv->setInitializer(llvm::ConstantStruct::get(ty, {c_string(cls->name), b_.getInt64(id_column ? 0 : 1), llvm::ConstantPointerNull::get(ptr_),
+                                                    b_.getInt64((int64_t)fields.size()), arr}));
+  return gv;
 }
 
 llvm::Constant* Emitter::class_desc(const ClassInfo* cls) {

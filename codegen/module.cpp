@@ -183,6 +183,7 @@ void Emitter::declare_runtime() {
   decl("wo_db_close", b_.getVoidTy(), {});
   decl("wo_db_insert", i64_, {i32, ptr_, ptr_});
   decl("wo_db_get", i64_, {i32, i64_, i32, ptr_});
+  decl("wo_db_exists", i1_, {i32, i64_});
   decl("wo_db_set", b_.getVoidTy(), {i32, i64_, i32, i64_, ptr_});
   decl("wo_db_delete", b_.getVoidTy(), {i32, i64_, ptr_});
   decl("wo_db_scan", ptr_, {i32, ptr_});

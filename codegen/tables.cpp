@@ -137,6 +137,16 @@ Val Emitter::emit_insert(const ast::Expr& e) {
   return Val{call(rt("wo_db_insert"), {b_.getInt32(cls->db_index), arr, site(e.span.begin.line)}, "row")};
 }
 
+// `T.get(id)`: the id when such a row exists (wo_db_exists routes to the
+// PostgreSQL store too), else the nil of `?T`.
+Val Emitter::emit_row_get(const ast::Expr& e) {
+  const ClassInfo* cls = e.sym->cls;
+  const ast::Expr& arg = *e.args[0];
+  llvm::Value* id = emit_expr(arg).v;  // an Int, Id or another row: one i64 word
+  llvm::Value* there = call(rt("wo_db_exists"), {b_.getInt32(cls->db_index), id});
+  return Val{from_db_word(b_.CreateSelect(there, id, b_.getInt64(0)), e.type)};
+}
+
 Val Emitter::emit_row_field(const ast::Expr& e, llvm::Value* row) {
   const sema::FieldInfo& f = e.sym->cls->fields[e.sym->field_index];
   llvm::Constant* where = site(e.span.begin.line);
@@ -166,17 +176,25 @@ Val Emitter::emit_delete(const ast::Expr& e) {
 Val Emitter::emit_query(const ast::Expr& e) {
   const ast::Expr& src = *e.lhs;
   const Type* row_t = e.sym->type;
-  const ClassInfo* cls = row_t->cls;
-  llvm::Value* db = b_.getInt32(cls->db_index);
+  // Rows (a table, a backlink, a `multi` of rows) are walked as their ids;
+  // any other `multi` as the positions of its elements (docs/decisions/0089).
+  const bool rows = is_row(row_t);
+  const ClassInfo* cls = rows ? row_t->cls : nullptr;
+  llvm::Value* db = rows ? b_.getInt32(cls->db_index) : nullptr;
   llvm::Constant* where_site = site(e.span.begin.line);
   std::vector<const ast::QueryClause*> clauses;
-  const ast::QueryClause* order = nullptr;
+  std::vector<const ast::QueryClause*> order_keys;  // the last `order by a, b desc, …`
   const ast::QueryClause* take = nullptr;
   for (auto& c : e.clauses) {
     if (c.kind == ast::QueryClause::Where) clauses.push_back(&c);
-    if (c.kind == ast::QueryClause::OrderBy) order = &c;
+    if (c.kind == ast::QueryClause::OrderBy) {
+      if (!c.then_by) order_keys.clear();
+      order_keys.push_back(&c);
+    }
     if (c.kind == ast::QueryClause::Take) take = &c;
   }
+  // The store's ordered walks answer one key; several keys sort after.
+  const ast::QueryClause* order = order_keys.size() == 1 ? order_keys[0] : nullptr;
   // Every `where` as its conjuncts, in source order: `a and b` evaluates a
   // then b with a short circuit either way, so a conjunct the store answers
   // (a bound of an ordered range) can be taken out of the filter.
@@ -192,7 +210,7 @@ Val Emitter::emit_query(const ast::Expr& e) {
   for (auto* c : clauses) conjuncts(*c->expr);
   auto column_of = [&](const ast::Expr& m) { return cls->fields[m.sym->field_index].column; };
   auto is_var_field = [&](const ast::Expr& x) {
-    return x.kind == ExprKind::Member && x.lhs->kind == ExprKind::Name && x.lhs->sym == e.sym && x.sym &&
+    return rows && x.kind == ExprKind::Member && x.lhs->kind == ExprKind::Name && x.lhs->sym == e.sym && x.sym &&
            x.sym->kind == sema::SymKind::Field && column_of(x) >= 0;
   };
   std::function<bool(const ast::Expr&)> mentions_var = [&](const ast::Expr& x) -> bool {
@@ -301,14 +319,37 @@ Val Emitter::emit_query(const ast::Expr& e) {
       if (c.expr) later |= may_write(*c.expr);
     ids = keep(emit_expr(src), src, later);
   }
-  llvm::AllocaInst* var = local_slot(e.sym);
+  // Elements: the walk is over positions 0..len-1 of the held list, each
+  // element bound like a `for` variable (its own reference) while a clause
+  // or the select runs.
+  Val elems{};
+  if (!rows) {
+    elems = ids;
+    llvm::Value* n = inline_len(elems.v);
+    ids = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), n}));
+    llvm::AllocaInst* at = entry_alloca(i64_, "q.pos");
+    b_.CreateStore(b_.getInt64(0), at);
+    llvm::BasicBlock* cond_bb = new_block("q.pos.cond");
+    llvm::BasicBlock* body_bb = new_block("q.pos.body");
+    llvm::BasicBlock* end_bb = new_block("q.pos.end");
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(cond_bb);
+    llvm::Value* i = b_.CreateLoad(i64_, at);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, n), body_bb, end_bb);
+    b_.SetInsertPoint(body_bb);
+    call(rt("wo_list_push"), {ids.v, i});
+    b_.CreateStore(b_.CreateAdd(i, b_.getInt64(1)), at);
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(end_bb);
+  }
+  llvm::AllocaInst* var = rows ? local_slot(e.sym) : nullptr;
   // Loops over an id list: `body` runs with the query variable bound.
   // A loop that calls user code (a `where`, a key, a `select` with a call)
   // takes the back-edge budget like any loop (runtime.md §3.3); one that only
   // reads fields is bounded by the rows and stays a plain scan.
   bool user_code = e.rhs && runs_code(*e.rhs);
   for (auto& c : e.clauses) user_code |= c.expr && runs_code(*c.expr);
-  auto each_row = [&](llvm::Value* list, const std::function<void()>& body) {
+  auto each_row = [&](llvm::Value* list, const std::function<void(llvm::Value* word)>& body) {
     llvm::AllocaInst* idx = entry_alloca(i64_, "q.i");
     b_.CreateStore(b_.getInt64(0), idx);
     llvm::BasicBlock* cond_bb = new_block("q.cond");
@@ -319,8 +360,15 @@ Val Emitter::emit_query(const ast::Expr& e) {
     llvm::Value* i = b_.CreateLoad(i64_, idx);
     b_.CreateCondBr(b_.CreateICmpSLT(i, inline_len(list)), body_bb, end_bb);
     b_.SetInsertPoint(body_bb);
-    b_.CreateStore(inline_list_get(list, i, e.span.begin.line), var);
-    body();
+    llvm::Value* word = inline_list_get(list, i, e.span.begin.line);
+    if (rows) {
+      b_.CreateStore(word, var);
+    } else {
+      push_scope();
+      bind_loop_var(e.sym, from_slot(inline_list_get(elems.v, word, e.span.begin.line), row_t));
+    }
+    body(word);
+    if (!rows) pop_scope();
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
     if (user_code) emit_preempt_check();
     b_.CreateBr(cond_bb);
@@ -328,7 +376,7 @@ Val Emitter::emit_query(const ast::Expr& e) {
   };
   if (!wheres.empty()) {
     Val kept = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), b_.getInt64(0)}));
-    each_row(ids.v, [&] {
+    each_row(ids.v, [&](llvm::Value* word) {
       llvm::BasicBlock* keep_bb = new_block("q.keep");
       llvm::BasicBlock* next_bb = new_block("q.next");
       for (const ast::Expr* w : wheres) {
@@ -339,42 +387,47 @@ Val Emitter::emit_query(const ast::Expr& e) {
       }
       b_.CreateBr(keep_bb);
       b_.SetInsertPoint(keep_bb);
-      call(rt("wo_list_push"), {kept.v, b_.CreateLoad(i64_, var)});
+      call(rt("wo_list_push"), {kept.v, word});
       b_.CreateBr(next_bb);
       b_.SetInsertPoint(next_bb);
     });
     ids = kept;
   }
-  if (order && !ordered) {
+  if (!order_keys.empty() && !ordered) {
     // Sorting is in place: a navigation source without `where` is the
     // program's own list (a `multi` of rows), which must not be reordered.
-    if (wheres.empty() && !(src.kind == ExprKind::Name && src.sym && src.sym->kind == sema::SymKind::Class))
+    if (rows && wheres.empty() && !(src.kind == ExprKind::Name && src.sym && src.sym->kind == sema::SymKind::Class))
       ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), b_.getInt64(INT64_MAX), where_site}));
-    if (is_var_field(*order->expr)) {
-      call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*order->expr)), b_.getInt1(order->descending), where_site});
-    } else {
+    // Several keys: one stable sort per key, the last key first, so each
+    // earlier key decides and the later ones order its ties.
+    for (auto it = order_keys.rbegin(); it != order_keys.rend(); ++it) {
+      const ast::QueryClause& key = **it;
+      if (order && is_var_field(*key.expr)) {
+        call(rt("wo_db_sort"), {db, ids.v, b_.getInt32(column_of(*key.expr)), b_.getInt1(key.descending), where_site});
+        continue;
+      }
       // A computed key (§13.1): evaluated once per row, then a stable sort
       // of the ids by the store's key order.
-      const Type* kt = order->expr->type;
+      const Type* kt = key.expr->type;
       const Type* kb = kt->base();
       Val keys = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(kb)), b_.getInt64(0)}));
-      each_row(ids.v, [&] {
+      each_row(ids.v, [&](llvm::Value*) {
         push_temps();
-        Val k = emit_expr(*order->expr);
+        Val k = emit_expr(*key.expr);
         llvm::Value* w = kt->is_nullable() && is_row(kb) ? db_word(k.v, kt) : to_slot(take_owned(k, kt), kb);
         call(rt("wo_list_push"), {keys.v, w});
         pop_temps();
       });
       call(rt("wo_db_sort_keys"), {ids.v, keys.v, b_.getInt32(db_kind(kb)), b_.getInt1(kt->is_nullable() && !is_row(kb)),
-                                   b_.getInt1(order->descending), where_site});
+                                   b_.getInt1(key.descending), where_site});
     }
   }
   if (limit && !limited)
     ids = own_temp(call(rt("wo_list_slice"), {ids.v, b_.getInt64(0), limit, where_site}));
-  if (!e.rhs || (e.rhs->kind == ExprKind::Name && e.rhs->sym == e.sym)) return ids;  // `select x`: the ids
+  if (rows && (!e.rhs || (e.rhs->kind == ExprKind::Name && e.rhs->sym == e.sym))) return ids;  // `select x`: the ids
   const Type* sel = e.type->elem;
   Val out = own_temp(call(rt("wo_list_new"), {b_.getInt64(elem_kind(sel)), b_.getInt64(0)}));
-  each_row(ids.v, [&] {
+  each_row(ids.v, [&](llvm::Value*) {
     push_temps();
     Val v = coerce(emit_expr(*e.rhs), e.rhs->type, sel);
     call(rt("wo_list_push"), {out.v, to_slot(take_owned(v, sel), sel)});

@@ -97,6 +97,7 @@ struct QueryClause {
   Span span;
   ExprPtr expr;               // Where: condition; OrderBy: key; Take: count; GroupBy: key
   bool descending = false;    // OrderBy
+  bool then_by = false;       // OrderBy: a later key of the same `order by a, b` (ties of the keys before it)
   std::string into;           // GroupBy ... into NAME
 };
 

@@ -379,6 +379,9 @@ const Type* Checker::check_call(ast::Expr& e, const Type* expected) {
     if (recv.kind == ast::ExprKind::Name && !lookup_local(recv.text) && recv.text != "self") {
       if (ClassInfo* cls = find_class(recv.text)) {
         FnInfo* fn = cls->method(m);
+        // `T.get(id)`: the row of a @table class with that id, or nil
+        // (docs/decisions/0088). A class's own `get` takes the name over.
+        if (!fn && m == "get" && cls->is_table) return check_row_get(e, *cls);
         if (!fn) {
           error(DiagCode::E403, point_of(callee), "class `" + cls->name + "` has no static fn `" + m + "`")
               .with_span(callee.span);
@@ -510,7 +513,8 @@ const Type* Checker::check_query(ast::Expr& e) {
   if (src.kind == ast::ExprKind::Name && !lookup_local(src.text)) {
     ClassInfo* c = find_class(src.text);
     if (!c || !c->is_table) {
-      error(DiagCode::E250, at(src.span), "a query reads a @table class or a backlink; `" + src.text + "` is neither");
+      error(DiagCode::E250, at(src.span),
+            "a query reads a @table class, a backlink or a `multi` list; `" + src.text + "` is none of them");
       return types_.poison();
     }
     src.sym = c->sym.get();
@@ -521,8 +525,12 @@ const Type* Checker::check_query(ast::Expr& e) {
     bool backlink = src.kind == ast::ExprKind::Member && src.sym && src.sym->kind == SymKind::Field &&
                     src.sym->cls->fields[src.sym->field_index].backlink_cls;
     if (st->is_poison()) return st;
-    if (!backlink && !(st->kind == TypeKind::List && st->elem->kind == TypeKind::Class && st->elem->cls->is_table)) {
-      error(DiagCode::E250, at(src.span), "a query reads a @table class or a backlink, not " + type_name(st));
+    // A backlink or any `multi` (language.md §13.2; docs/decisions/0089):
+    // over a list of rows the variable is a row, over any other list it is
+    // each element in turn.
+    if (!backlink && st->kind != TypeKind::List) {
+      error(DiagCode::E250, at(src.span),
+            "a query reads a @table class, a backlink or a `multi` list, not " + type_name(st));
       return types_.poison();
     }
     row = st->elem;
@@ -552,7 +560,8 @@ const Type* Checker::check_query(ast::Expr& e) {
         break;
       }
       case ast::QueryClause::GroupBy:
-        error(DiagCode::E250, at(c.span), "`group … by … into` is not supported");
+        error(DiagCode::E250, at(c.span),
+              "`group … by … into` is not supported; a query takes `where`, `order by` (one or more keys), `take` and `select`");
         break;
     }
   }
@@ -560,10 +569,29 @@ const Type* Checker::check_query(ast::Expr& e) {
   pop_scope();
   if (sel->is_poison()) return sel;
   if (sel->kind == TypeKind::Void || sel->is_nullable() || sel->kind == TypeKind::List || sel->kind == TypeKind::Map) {
-    error(DiagCode::E250, at(e.rhs ? e.rhs->span : e.span), "a query selects its row or a field of it, not " + type_name(sel));
+    error(DiagCode::E250, at(e.rhs ? e.rhs->span : e.span),
+          "a query selects a value (its variable, a field of it, any non-nil expression), not " + type_name(sel));
     return types_.poison();
   }
   return types_.list_of(sel);
+}
+
+// `T.get(id) -> ?T` for a @table class T: one existence probe of the store
+// (either backend), nil for an id never used or deleted. The call's symbol
+// is the class's, which is how codegen tells it from a static fn.
+const Type* Checker::check_row_get(ast::Expr& e, ClassInfo& cls) {
+  ast::Expr& callee = *e.lhs;
+  callee.lhs->sym = cls.sym.get();
+  e.sym = cls.sym.get();
+  if (e.args.size() != 1) {
+    error(DiagCode::E403, arity_at(e, 1),
+          "`" + cls.name + ".get` takes 1 argument (a row id), but " + std::to_string(e.args.size()) + " were given");
+    for (auto& a : e.args) check_expr(*a);
+    return types_.poison();
+  }
+  const Type* t = check_expr(*e.args[0], types_.int_());
+  if (!t->is_poison() && !assignable(types_.int_(), t)) mismatch(at(e.args[0]->span), "a row id", types_.int_(), t);
+  return types_.nullable(cls.type);
 }
 
 // `json.decode(t) as T` is the only use of `as` (language.md §10.9): `?T`.

@@ -218,6 +218,7 @@ class Checker {
   int tx_depth_ = 0;           // lexical `transaction { }` nesting in the current function
   std::vector<int> tx_loop_base_;  // loop_depth_ when each open transaction began
   const Type* check_query(ast::Expr& e);
+  const Type* check_row_get(ast::Expr& e, ClassInfo& cls);
   void store_plain_class(ClassInfo& cls, const Span& where);  // the T of an enclosing `json.decode(t) as T`
 
   // current function context

@@ -195,6 +195,12 @@ typedef struct WoTypeDesc {
   int64_t kind;                  // WO_TY_*
   const struct WoTypeDesc* elem;
   const struct WoTypeDesc* value;
+  // WO_TY_CLASS: the class. WO_TY_INT with `cls` set: a @table row, which
+  // is its id everywhere but JSON (docs/decisions/0088): json.encode writes
+  // the row's id as "id" (when the class's `size` is 1: no column has that
+  // name) and its stored columns (each field's `offset` is its column
+  // number, `nvariants` the table's class index); json.decode takes the id
+  // of a row that exists.
   const struct WoClassDesc* cls;
   // WO_TY_UNION: one class descriptor per variant, indexed by the tag (the
   // int64 right after the header); a variant's fields carry their offsets

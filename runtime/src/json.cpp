@@ -28,6 +28,7 @@
 #include "heap.h"
 #include "json_internal.h"
 #include "trap.h"
+#include "wo_db.h"
 
 namespace wo::json {
 
@@ -123,6 +124,43 @@ struct Encoder {
     out += '"';
   }
 
+  // A @table row (docs/decisions/0088): an object of its id and its stored
+  // columns, read through the store like `row.field` (a deleted row traps as
+  // that does).
+  // A row named inside a row's columns (a `ref`, a `multi` of rows) stays
+  // its id, so rows that refer to each other cannot recurse.
+  int rows_open = 0;
+  void row(int64_t id, const WoTypeDesc* t) {
+    enter();
+    ++rows_open;
+    const auto table = static_cast<uint32_t>(t->nvariants);
+    const WoClassDesc* c = t->cls;
+    out += '{';
+    bool comma = c->size != 0;  // `size` 1: the id leads as "id" (no column has that name)
+    if (comma) {
+      out += "\"id\":";
+      int_(id);
+    }
+    for (int64_t i = 0; i < c->nfields; ++i) {
+      const WoFieldDesc& f = c->fields[i];
+      if (comma) out += ',';
+      comma = true;
+      string(f.name, std::strlen(f.name));
+      out += ':';
+      uint64_t w = wo_db_get(table, id, static_cast<uint32_t>(f.offset), site);
+      bool optional_ref = f.type->kind == WO_TY_NULLABLE && f.type->elem->kind == WO_TY_INT && f.type->elem->cls;
+      if (optional_ref && w == 0) {  // the store's nil of a `?ref` is id 0
+        out += "null";
+        continue;
+      }
+      value(&w, f.type);
+      if (is_heap_type(f.type)) wo_release(reinterpret_cast<void*>(w));  // wo_db_get's copy
+    }
+    out += '}';
+    --rows_open;
+    --depth;
+  }
+
   void int_(int64_t v) {
     char buf[24];
     int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
@@ -141,7 +179,9 @@ struct Encoder {
   // The value of type t stored at p (a field, a slot, a list/map slot).
   void value(const void* p, const WoTypeDesc* t) {
     switch (t->kind) {
-      case WO_TY_INT: return int_(static_cast<int64_t>(load_word(p)));
+      case WO_TY_INT:
+        if (t->cls && rows_open == 0) return row(static_cast<int64_t>(load_word(p)), t);
+        return int_(static_cast<int64_t>(load_word(p)));
       case WO_TY_FLOAT: {
         double d;
         std::memcpy(&d, p, sizeof d);
@@ -439,6 +479,7 @@ struct Decoder {
     }
     switch (t->kind) {
       case WO_TY_INT: {
+        if (t->cls && *p == '{') return row_object(t, out);
         const char* s;
         bool is_int;
         if (!number(&s, &is_int) || !is_int) return false;
@@ -451,6 +492,8 @@ struct Decoder {
           mag = mag * 10 + d;
         }
         out = neg ? 0 - mag : mag;
+        // A @table row is its id, and only a row that exists (decision 0088).
+        if (t->cls) return wo_db_exists(static_cast<uint32_t>(t->nvariants), static_cast<int64_t>(out));
         return true;
       }
       case WO_TY_FLOAT: {
@@ -496,6 +539,31 @@ struct Decoder {
       *reinterpret_cast<unsigned char*>(field) = static_cast<unsigned char>(w != 0);
     else
       std::memcpy(field, &w, sizeof w);
+  }
+
+  // A row written as json.encode writes one: the object's "id" names it
+  // (the other keys are skipped: decoding never writes the store).
+  bool row_object(const WoTypeDesc* t, uint64_t& out) {
+    if (!eat('{')) return false;
+    if (++depth > kMaxDecodeDepth) return false;
+    bool found = false;
+    std::string key;
+    if (!eat('}')) {
+      do {
+        if (!string(key) || !eat(':')) return false;
+        if (key == "id" && t->cls->size != 0) {
+          WoTypeDesc id_only = *t;
+          id_only.cls = nullptr;
+          if (!value(&id_only, out)) return false;
+          found = true;
+        } else if (!skip()) {
+          return false;
+        }
+      } while (eat(','));
+      if (!eat('}')) return false;
+    }
+    --depth;
+    return found && wo_db_exists(static_cast<uint32_t>(t->nvariants), static_cast<int64_t>(out));
   }
 
   bool object(const WoClassDesc* c, uint64_t& out) {

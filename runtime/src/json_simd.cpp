@@ -80,7 +80,7 @@ struct Fast {
         int64_t i;
         if (v.get_int64().get(i)) return false;
         out = static_cast<uint64_t>(i);
-        return true;
+        return !t->cls;  // a row's id: json.cpp decides whether the row exists
       }
       case WO_TY_FLOAT: {
         double d;
