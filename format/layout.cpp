@@ -1,7 +1,8 @@
 // The canonical layout (docs/decisions/0037-fmt-layout.md), computed from the
 // raw token stream (both #if branches kept) and the comments beside it. Line
 // breaks stay where the author put them; what changes is indentation (two
-// spaces per open bracket line, one more for a continuation line), the
+// spaces per open bracket line, one more for a continuation line: after
+// `..`, a query clause, a switch arm's statements, a union's `|` lines), the
 // spacing between tokens on a line, and runs of blank lines (at most one,
 // none at the edges of a bracket or the file). Token bytes are copied from
 // the source, so literals (with their holes) never change.
@@ -209,6 +210,7 @@ std::string layout(std::string_view src, const std::vector<Token>& toks,
   std::vector<Level> levels{Level{}};
   std::vector<std::vector<Level>> if_saved;  // the levels at each open #if
   bool prev_dotdot = false;                  // the last code line ended with `..`
+  bool prev_pipe = false;                    // the last code line ended with `|` (a union wraps)
   bool prev_opens = false;                   // the last line ended with an opening bracket
   uint32_t prev_end_line = 0;
   size_t i = 0;
@@ -232,9 +234,18 @@ std::string layout(std::string_view src, const std::vector<Token>& toks,
       if (lv.open == Tok::LBrace) {
         // Statements: the lexer ends one at every line feed, so a new line
         // continues the last one only after `..`, or when it starts a query
-        // clause the author indented under its `from`.
-        cont = prev_dotdot || (!comment_line && is_clause_word(first) && lv.first_orig >= 0 &&
-                               orig > lv.first_orig);
+        // clause the author indented under its `from`, or in a union
+        // declaration after a line ending in `|` or on a line starting with
+        // `|` (decision 0090; a comment line counts as one when the next code
+        // line starts with `|`). Only a union puts `|` there in code that parses.
+        bool pipe_next = first.kind == Tok::Pipe;
+        if (comment_line) {
+          size_t k = j;
+          while (k < items.size() && items[k].comment) ++k;
+          pipe_next = k < items.size() && items[k].kind == Tok::Pipe;
+        }
+        cont = prev_dotdot || prev_pipe || pipe_next ||
+               (!comment_line && is_clause_word(first) && lv.first_orig >= 0 && orig > lv.first_orig);
         if (lv.first_orig < 0 && !comment_line) lv.first_orig = orig;
         bool arm_head = first.kind == Tok::KwCase || first.kind == Tok::KwDefault;
         if (arm_head) lv.in_arm = true;
@@ -293,7 +304,10 @@ std::string layout(std::string_view src, const std::vector<Token>& toks,
         last_code = &items[k];
         break;
       }
-    if (!comment_line && !directive_line) prev_dotdot = last_code && last_code->kind == Tok::DotDot;
+    if (!comment_line && !directive_line) {
+      prev_dotdot = last_code && last_code->kind == Tok::DotDot;
+      prev_pipe = last_code && last_code->kind == Tok::Pipe && levels.size() == 1;
+    }
     prev_opens = last_code && is_open(last_code->kind);
     prev_end_line = items[j - 1].end_line;
     i = j;

@@ -298,10 +298,17 @@ class Rewriter {
         const Token& n = at(next_sig(i));
         if (n.kind == Tok::KwElse || n.kind == Tok::KwCatch) return i + 1;
         if (Query* q = query_here(); q && clause_kind(n, *q)) return i + 1;
+        // A line starting with `|` continues a union declaration (decision 0090).
+        if (union_decl_ && st_.empty() && n.kind == Tok::Pipe) return i + 1;
+        if (st_.empty()) union_decl_ = false;
         emit(T::NEWLINE, &t);
         while (!qs_.empty() && qs_.back().depth >= st_.size()) qs_.pop_back();
         return i + 1;
       }
+      case Tok::Semi:
+        if (st_.empty()) union_decl_ = false;
+        emit(T::SEMI, &t);
+        return i + 1;
       case Tok::Eof:
         if (prev_ != T::NEWLINE) emit(T::NEWLINE, &t, true);
         emit(T::END, &t);
@@ -346,7 +353,12 @@ class Rewriter {
         emit(map_kind(t.kind), &t);
         return i + 1;
       case Tok::Assign:
-        if (st_.empty()) pending_class_ = false;
+        if (st_.empty()) {
+          pending_class_ = false;
+          // `type Name =` at top level: a union declaration (§4.5) runs to the
+          // first line feed at bracket depth 0 not followed by `|`.
+          union_decl_ = prev_ == T::IDENT && out_.size() >= 2 && out_[out_.size() - 2].kind == T::TYPE;
+        }
         emit(T::ASSIGN, &t);
         return i + 1;
       case Tok::KwINSERT: {
@@ -487,6 +499,7 @@ class Rewriter {
   int prev_ = 0;
   bool prev_catch_close_ = false;
   bool pending_class_ = false;
+  bool union_decl_ = false;  // inside a top-level `type Name = ...` (until its end)
   std::vector<Br> st_;
   std::vector<Query> qs_;
 };
@@ -860,6 +873,11 @@ static void syntax_help(Diagnostic& d, const PTok& la, const PTok& pv, const std
   }
   if (la.kind == T::PIPE && pv.kind == T::PIPE && glued) {
     d.hint("`||` is written `or` in .wo: `a or b` (also `and`, `not`)");
+    return;
+  }
+  if (la.kind == T::PIPE && pv.kind == T::NEWLINE) {
+    d.hint("a line that starts with `|` continues only a union declaration (`type Name = A` then `| B`); "
+           "an operator does not carry an expression onto a new line (only `..` at the end of a line does)");
     return;
   }
   if (la.kind == T::ASSIGN && std::find(expected.begin(), expected.end(), int(SK::S_LBRACE)) != expected.end()) {

@@ -168,8 +168,10 @@ module.exports = grammar({
 
     named_argument: ($) => seq($.identifier, ':', $._expression),
 
+    // Line feeds are whitespace here, so `| Variant` lines need nothing more
+    // than the optional `|` before the first variant (decision 0090).
     union_declaration: ($) =>
-      seq(optional('pub'), 'type', $.identifier, '=', $.variant, repeat(seq('|', $.variant))),
+      seq(optional('pub'), 'type', $.identifier, '=', optional('|'), $.variant, repeat(seq('|', $.variant))),
 
     variant: ($) => seq($.identifier, optional(seq('(', commaSep($.payload_field), ')'))),
 

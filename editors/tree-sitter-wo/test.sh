@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests of editors/tree-sitter-wo (ctest editors.tree-sitter):
 #  1. builds the tree-sitter tools once (scripts/setup-tree-sitter.sh, cached
-#     in OUT/tools), generates the parser from grammar.js into OUT;
+#     in OUT/tools), generates the parser from grammar.js into OUT (and
+#     checks that the grammar also loads through a symlinked tools path);
 #  2. runs the corpus tests of test/corpus/ (hand-written trees);
 #  3. parses every .wo program of the repository's corpus, standard library
 #     and examples — and the compile-fail programs whose error is not a
@@ -23,6 +24,11 @@ cli=$tools/npm/node_modules/tree-sitter-cli
 rt=$tools/npm/node_modules/tree-sitter/vendor/tree-sitter
 
 node "$here/tools/grammar-json.js" "$cli" "$here/grammar.js" > "$out/grammar.json"
+# The same through a symbolic link to the tools (a build directory reached
+# through a link): grammar-json.js must compare canonical paths.
+ln -sfn "$tools" "$out/tools-link"
+node "$here/tools/grammar-json.js" "$out/tools-link/npm/node_modules/tree-sitter-cli" "$here/grammar.js" \
+  | cmp -s - "$out/grammar.json" || { echo "tree-sitter-wo: FAIL: grammar-json.js through a symlink" >&2; exit 1; }
 "$tools/bin/ts-generate" "$out/grammar.json" "$out/parser.c"
 cc -O1 -w -I"$rt/include" -I"$rt/src" "$here/tools/ts-check.c" "$out/parser.c" "$tools/obj/runtime.o" \
   -o "$out/ts-check"

@@ -635,7 +635,71 @@ TEST_CASE("WO-E101 messages") {
   CHECK(codes("pub const X = 1\n") == V{"WO-E101"});
   CHECK(codes("const F = 1.5\n") == V{"WO-E101"});
   CHECK(codes("interface I {\n  x: Int\n}\n") == V{"WO-E101"});
-  CHECK(codes("type U = A\n  | B\n") == V{"WO-E101"});
+  CHECK(codes("type U = A |\n  | B\n") == V{"WO-E101"});  // one `|` too many
+}
+
+// ================================================================ union continuation lines (decision 0090)
+
+TEST_CASE("a union declaration continues on lines that start with `|`") {
+  auto names = [](const UnionDecl& u) {
+    V v;
+    for (auto& x : u.variants) v.push_back(x.name);
+    return v;
+  };
+  auto p = parse(
+      "type Shape = Circle\n"
+      "  | Square\n"
+      "  -- a comment line\n"
+      "\n"
+      "  | Rect(w: Int, h: Int)\n"
+      "pub type Level =\n"
+      "  | Low\n"
+      "  | High\n"
+      "type Light = | Red | Amber |\n"
+      "  Green\n"
+      "fn f() -> Int { return 1 | 2 }\n");
+  INFO(p->messages());
+  REQUIRE(p->diags->all().empty());
+  File& f = *p->file;
+  REQUIRE(f.unions.size() == 3);
+  CHECK(names(*f.unions[0]) == V{"Circle", "Square", "Rect"});
+  CHECK(f.unions[0]->variants[2].payload.size() == 2);
+  CHECK(f.unions[0]->variants[1].span.begin.line == 2);
+  CHECK(f.unions[1]->is_pub);
+  CHECK(names(*f.unions[1]) == V{"Low", "High"});
+  CHECK(names(*f.unions[2]) == V{"Red", "Amber", "Green"});
+  REQUIRE(f.fns.size() == 1);
+  CHECK(blk(f.fns[0]->body.get()) == "{(return (| 1 2))}");
+
+  // `;` and a line feed not followed by `|` end the declaration.
+  p = parse("type U = A; type V = B\n  | C\nfn g() {}\n");
+  INFO(p->messages());
+  REQUIRE(p->diags->all().empty());
+  REQUIRE(p->file->unions.size() == 2);
+  CHECK(names(*p->file->unions[1]) == V{"B", "C"});
+}
+
+TEST_CASE("a line starting with `|` outside a union declaration is WO-E101 with a hint") {
+  auto p = parse("fn main() {\n  let mask = 1\n    | 2\n}\n");
+  REQUIRE(p->codes() == V{"WO-E101"});
+  auto& d = p->diags->all()[0];
+  CHECK(d.message == "expected statement or `}`, got `|`");
+  CHECK(d.loc.line == 3);
+  CHECK(d.loc.col == 5);
+  REQUIRE(d.help.size() == 1);
+  CHECK(d.help[0].find("continues only a union declaration") != std::string::npos);
+
+  p = parse("const X = 1\n  | 2\nfn main() {}\n");
+  REQUIRE(p->codes() == V{"WO-E101"});
+  CHECK(p->diags->all()[0].loc.line == 2);
+  CHECK(p->file->fns.size() == 1);  // recovery keeps the next declaration
+
+  // A class body is not a union: a `|` line after its `}` continues nothing.
+  CHECK(codes("type C {\n  n: Int\n}\n  | B\n") == V{"WO-E101"});
+  // The first variant must be on the line of `=` or after a `|`.
+  p = parse("type U =\n  A\n  | B\n");
+  REQUIRE(p->codes() == V{"WO-E101"});
+  CHECK(p->diags->all()[0].message == "expected identifier, got newline");
 }
 
 // ================================================================ recovery (§4.11)

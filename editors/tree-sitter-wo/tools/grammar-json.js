@@ -10,6 +10,7 @@
 // usage: node grammar-json.js TREE_SITTER_CLI_DIR GRAMMAR_JS
 'use strict';
 
+const fs = require('fs');
 const Module = require('module');
 const path = require('path');
 
@@ -34,10 +35,14 @@ function RuleBuilder(rules) {
   });
 }
 
-const dslPath = path.resolve(cliDir, 'lib', 'api', 'dsl.js');
+// Node records a module's filename with symbolic links resolved, so both
+// sides are canonical paths: a build directory reached through a link (or
+// a CLI_DIR given through one) must still match.
+const dslPath = fs.realpathSync(path.resolve(cliDir, 'lib', 'api', 'dsl.js'));
 const originalLoad = Module._load;
 Module._load = function (request, parent, isMain) {
-  if (parent && parent.filename === dslPath && request === './binding') return { RuleBuilder };
+  if (request === './binding' && parent && parent.filename && fs.realpathSync(parent.filename) === dslPath)
+    return { RuleBuilder };
   return originalLoad.apply(this, arguments);
 };
 const dsl = require(dslPath);
