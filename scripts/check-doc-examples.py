@@ -306,7 +306,7 @@ def main():
     t = Tally()
     test_verb = has_test_verb(woc_path)
     with tempfile.TemporaryDirectory(prefix="wo-doc-examples-") as tmp:
-        for doc in docs:
+        for k, doc in enumerate(docs):
             blocks, errors = read_blocks(doc)
             t.failures += errors
             projects, broken = {}, set()
@@ -319,7 +319,7 @@ def main():
                 if b.project is not None:
                     projects.setdefault(b.project, []).append(b)
                     continue
-                d = os.path.join(tmp, f"{os.path.basename(doc)}-{i}")
+                d = os.path.join(tmp, f"{k}-{os.path.basename(doc)}-{i}")
                 os.makedirs(d)
                 text = b.text + ("\nfn main() {}\n" if b.mode == "decls" else "")
                 with open(os.path.join(d, "main.wo"), "w", encoding="utf-8") as f:
@@ -332,7 +332,7 @@ def main():
                 if name in broken:
                     continue
                 where = f"{bs[0].where()} (project {name})"
-                d = os.path.join(tmp, f"{os.path.basename(doc)}-project-{name}")
+                d = os.path.join(tmp, f"{k}-{os.path.basename(doc)}-project-{name}")
                 src = ""
                 tests = [b for b in bs if b.file.endswith("_test.wo")]
                 files = [b.file for b in bs]
