@@ -37,7 +37,7 @@ TYPES = {
     "y": "Bytes", "S": "Timestamp", "L": "multi T", "T": "multi Text",
     "M": "map<K, V>", "e": "T", "K": "K", "V": "V", "0": "multi T",
     "A": "Stat", "D": "TimeParts", "P": "Proc", "Q": "RawRequest", "W": "RawResponse",
-    "H": "map<Text, Text>", "a": "any value", "X": "T", "R": "actor M",
+    "H": "map<Text, Text>", "a": "any value", "X": "T", "R": "actor M",  # M or W: spell_params
     "m": "M", "r": "R",
 }
 FLAG_NOTES = [
@@ -76,6 +76,26 @@ def read_def():
             flags = {f.strip() for f in args[3].split("|")} - {"0"}
             out.append((name, result, params, flags))
     return out
+
+
+def message_letters(params):
+    """The placeholder of each `R` parameter's message type, by position: `M`
+    for the address a message (`m`) of the call goes to, `W` for any other
+    (monitor's watched actor), whose message type need not be `M`."""
+    letters = {}
+    for i, c in enumerate(params):
+        if c == "R":
+            j = i + 1
+            while j < len(params) and params[j] not in "Rm":
+                j += 1
+            letters[i] = "M" if j < len(params) and params[j] == "m" else "W"
+    return letters
+
+
+def spell_params(pnames, params):
+    letters = message_letters(params)
+    return ", ".join(f"{p}: " + (f"actor {letters[i]}" if c == "R" else spell(c))
+                     for i, (p, c) in enumerate(zip(pnames, params)))
 
 
 def spell(code):
@@ -125,9 +145,11 @@ def render(table, groups):
         "A free function you declare with the name of a bare builtin hides it.",
         "",
         "Signatures use `T` for the element type of a `multi` argument, `K` and `V`",
-        "for the key and value types of a map argument, and `M` for the message",
-        "type of an actor address. An `Int` parameter also takes a Timestamp, an",
-        "Id or a row (its id). A `?T` result is nil in the case the text names.",
+        "for the key and value types of a map argument, `M` for the message type",
+        "of the actor address a message goes to, and `W` for that of another",
+        "address (it may differ from `M`). An `Int` parameter also takes a",
+        "Timestamp, an Id or a row (its id). A `?T` result is nil in the case the",
+        "text names.",
         "A nil passed for a parameter that is not nullable traps BOUNDS (6)",
         "`null receiver` at the call (`json.encode` writes `null` instead).",
         "",
@@ -158,7 +180,7 @@ def render(table, groups):
                 if len(params) != len(pnames):
                     fail(f"{os.path.relpath(PROSE, ROOT)}:{line}: `{name}` takes {len(params)} "
                          f"argument(s) in builtins.def, the entry names {len(pnames)}")
-                ps = ", ".join(f"{p}: {spell(c)}" for p, c in zip(pnames, params))
+                ps = spell_params(pnames, params)
                 r = spell(result)
                 out.append(f"{name}({ps})" + (f" -> {r}" if r else ""))
                 for flag, note in FLAG_NOTES:
@@ -167,7 +189,8 @@ def render(table, groups):
             out.append("```")
             out.append("")
             if notes:
-                out.append("*" + "; ".join(notes).capitalize() + ".*")
+                text = "; ".join(notes)
+                out.append("*" + text[0].upper() + text[1:] + ".*")
                 out.append("")
             text = "\n".join(prose).strip("\n")
             if text:

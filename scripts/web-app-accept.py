@@ -9,6 +9,7 @@ shell script turns it into an `ok`/`FAIL` check. Every socket operation has a
 timeout, so no probe can hang the gate. Requests carry `host: a` and the
 gate's bearer token unless the probe is about their absence.
 """
+import json
 import os
 import socket
 import ssl
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import quote
 
 AUTH = "authorization: Bearer s3cr3t\r\n"
 
@@ -238,6 +240,107 @@ def churn(port):
     print("%s %d of 300 answered 200" % ("ok" if answered == 300 else "bad", answered))
 
 
+def response(port, request):
+    """One exchange on a fresh connection, read to EOF: (status, headers
+    with lowercase names, body bytes cut at content-length)."""
+    s = connect(port, 5)
+    try:
+        s.sendall(request)
+    except OSError:
+        pass
+    data, _ = read_to_eof(s)
+    s.close()
+    head_, _, body = data.partition(b"\r\n\r\n")
+    hs = {}
+    for line in head_.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        hs[k.strip().lower().decode("latin-1")] = v.strip().decode("latin-1")
+    if "content-length" in hs and hs["content-length"].isdigit():
+        body = body[:int(hs["content-length"])]
+    return status_of(data), hs, body
+
+
+def error_body(hs, body):
+    """The message of a JSON error body, or a text saying why it is not one:
+    (message, None) or (None, why). The body must parse with Python's json
+    as an object with exactly one key, "error", holding a string."""
+    if not hs.get("content-type", "").startswith("application/json"):
+        return None, "content-type %r" % hs.get("content-type")
+    try:
+        v = json.loads(body.decode("utf-8"))
+    except ValueError as e:
+        return None, "not JSON (%s): %r" % (e, body[:120])
+    if not isinstance(v, dict) or list(v) != ["error"] or not isinstance(v["error"], str):
+        return None, "not {\"error\": <string>}: %r" % body[:120]
+    return v["error"], None
+
+
+# Messages that break a body built by pasting the text between quotes:
+# quotes, backslashes (one at the end, too), every kind of control byte, a
+# NUL, DEL, non-ASCII UTF-8, and the empty text.
+ERROR_MESSAGES = [
+    'field "title" is required',
+    "back\\slash \\\" and a trailing one \\",
+    "line\nbreak\ttab\rreturn\bback\fform",
+    "\x01\x02\x1f\x00 and \x7f",
+    "caf\u00e9 \u2028 </script> {\"error\":\"x\"}",
+    "",
+]
+# builder -> (status, the message the body must hold; None: the one sent)
+ERROR_BUILDERS = {
+    "bad_request": ("400", None),
+    "conflict": ("409", None),
+    "error_json": ("422", None),
+    "not_found": ("404", "not found"),
+    "unauthorized": ("401", "unauthorized"),
+    "method_not_allowed": ("405", "method not allowed"),
+    "server_error": ("500", "internal error"),
+    "trap": ("500", "internal error"),
+}
+
+
+def error_builders(port):
+    """Every error builder (GET /error-probe/<builder>?msg=...) with every
+    message of ERROR_MESSAGES: the status, and a body that Python's json
+    parses back to the message (decision 0091)."""
+    bad, n = [], 0
+    for builder, (status, fixed) in ERROR_BUILDERS.items():
+        for msg in ERROR_MESSAGES:
+            target = "/error-probe/%s?msg=%s" % (builder, quote(msg.encode("utf-8"), safe=""))
+            st, hs, body = response(port, get(target))
+            got, why = error_body(hs, body)
+            want = msg if fixed is None else fixed
+            n += 1
+            if st != status or why is not None or got != want:
+                bad.append("%s(%r): status %s, %s" % (builder, msg, st, why or "message %r" % got))
+    print("%s %d of %d builder answers are JSON holding their message%s" %
+          ("ok" if not bad else "bad", n - len(bad), n, "; " + "; ".join(bad[:3]) if bad else ""))
+
+
+def error_served(port):
+    """The error bodies the framework writes itself: unknown route, wrong
+    method, no token, wrong host, and malformed requests (the reason text
+    comes from the HTTP parser): each parses as {"error": <string>}."""
+    cases = [
+        ("404", get("/no/such/route")),
+        ("405", ("PUT /products HTTP/1.1\r\nhost: a\r\n%scontent-length: 0\r\nconnection: close\r\n\r\n" %
+                 AUTH).encode()),
+        ("401", b"GET /products HTTP/1.1\r\nhost: a\r\nconnection: close\r\n\r\n"),
+        ("421", ("GET /products HTTP/1.1\r\nhost: evil\r\n%sconnection: close\r\n\r\n" % AUTH).encode()),
+        ("400", b"GET /products HTTP/1.1\r\nhost: a\r\nbad header line\r\n\r\n"),
+        ("400", ("GET /products HTTP/1.1\r\nhost: a\r\n" + AUTH +
+                 "content-length: 0\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello").encode()),
+    ]
+    bad = []
+    for status, request in cases:
+        st, hs, body = response(port, request)
+        got, why = error_body(hs, body)
+        if st != status or why is not None or not got:
+            bad.append("want %s, got %s: %s" % (status, st, why or "empty message"))
+    print("%s %d of %d served error bodies are {\"error\": <text>}%s" %
+          ("ok" if not bad else "bad", len(cases) - len(bad), len(cases), "; " + "; ".join(bad[:3]) if bad else ""))
+
+
 def main():
     probe = sys.argv[1]
     if probe == "freeport":
@@ -246,7 +349,7 @@ def main():
     try:
         {"slow": slow, "idle": idle, "loris": loris, "two-cl": two_cl, "chunked": chunked,
          "head": head, "pipeline": pipeline, "soak": soak,
-         "churn": churn}[probe](port)
+         "churn": churn, "error-builders": error_builders, "error-served": error_served}[probe](port)
     except Exception as e:  # a refused or reset connection is a failed check, not a crash
         print("bad %s: %r" % (probe, e))
 

@@ -5,7 +5,8 @@
 # and raw sockets (scripts/web-app-accept.py): the storefront matrix, the
 # slice-2 legs, and the serving slice (parallel slow requests, idle and
 # slow-loris deadlines, smuggling refusals, a 1k soak with fd and RSS checks,
-# pipelining, SIGTERM with a request in flight answered, restart persistence),
+# pipelining, SIGTERM with a request in flight answered, restart persistence,
+# error bodies that parse as JSON whatever the message: decision 0091),
 # then the iteration-18 block (framework.md §6.6; decision 0029): an order's
 # job survives kill -9 and is drained by the restarted server's next
 # connection, a flag flipped over HTTP survives kill -9.
@@ -254,6 +255,13 @@ probe idle-deadline idle
 probe slow-loris-400 loris
 probe two-content-length-400 two-cl
 probe transfer-encoding-400 chunked
+# Error bodies are JSON whatever the message (issue 28 item 4, decision
+# 0091): every builder through GET /error-probe/<builder>?msg= with quotes,
+# backslashes, control bytes, NUL and UTF-8, parsed back by Python's json;
+# then the bodies the framework writes itself (404, 405, 401, 421, and the
+# parser's reason for a malformed request).
+probe error-bodies-builders error-builders
+probe error-bodies-served error-served
 
 fds() { ls "/proc/$server/fd" 2>/dev/null | wc -l; }
 fds_before=$(fds)
