@@ -281,7 +281,10 @@ module.exports = grammar({
       choice(
         seq('where', $._binary_level_nb),
         seq('group', $._binary_level_nb, 'by', $._binary_level_nb, 'into', $.identifier),
-        prec.right(seq('order', 'by', $._binary_level_nb, optional('desc'))),
+        // `order by a desc, b`: one or more keys (docs/decisions/0089)
+        prec.right(
+          seq('order', 'by', $._binary_level_nb, optional('desc'), repeat(seq(',', $._binary_level_nb, optional('desc')))),
+        ),
         seq('take', $._binary_level_nb),
       ),
 
