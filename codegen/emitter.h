@@ -292,6 +292,7 @@ class Emitter {
   llvm::StructType* box_type_ = nullptr;
   std::map<const Type*, llvm::GlobalVariable*> type_descs_;
   std::map<const ClassInfo*, llvm::GlobalVariable*> class_descs_;
+  std::map<const ClassInfo*, llvm::GlobalVariable*> row_descs_;  // JSON of @table rows (row_desc)
   std::map<const ClassInfo*, llvm::GlobalVariable*> actor_types_;
   llvm::Function* box_destroy_ = nullptr;
   std::map<std::string, llvm::Constant*> text_literals_;

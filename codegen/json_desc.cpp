@@ -112,12 +112,12 @@ llvm::Constant* Emitter::variant_descs(const sema::UnionInfo* u) {
 // the column number, `size` 1 when the row's id is written first as "id"
 // (wo_runtime.h, WO_TY_INT with `cls`).
 llvm::Constant* Emitter::row_desc(const ClassInfo* cls) {
-  auto it = class_descs_.find(cls);
-  if (it != class_descs_.end()) return it->second;
+  auto it = row_descs_.find(cls);
+  if (it != row_descs_.end()) return it->second;
   auto* field_ty = llvm::StructType::get(ctx_, {ptr_, ptr_, i64_});
   auto* ty = llvm::StructType::get(ctx_, {ptr_, i64_, ptr_, i64_, ptr_});
   auto* gv = new llvm::GlobalVariable(*mod_, ty, true, llvm::GlobalValue::PrivateLinkage, nullptr, "json.row." + cls->name);
-  class_descs_[cls] = gv;
+  row_descs_[cls] = gv;
   std::vector<llvm::Constant*> fields;
   bool id_column = false;  // a column called `id` keeps the key; else the row's id leads as "id"
   for (const auto& f : cls->fields) id_column |= f.column >= 0 && f.name == "id";
