@@ -83,6 +83,21 @@ void add_frame(void* arg, const char* fn, const char* file, int64_t line) {
   c->out += "    " + std::string(fn) + " at " + file + ":" + std::to_string(line) + "\n";
 }
 
+// The outermost frame with a given name (innermost frames come first, so the
+// last one seen wins).
+struct Outermost {
+  const std::string* fn;
+  std::string file;
+  int64_t line = 0;
+};
+
+void outermost_frame(void* arg, const char* fn, const char* file, int64_t line) {
+  auto* o = static_cast<Outermost*>(arg);
+  if (!fn || !file || line <= 0 || *o->fn != fn) return;
+  o->file = file;
+  o->line = line;
+}
+
 }  // namespace
 
 bool backtrace_enabled() {
@@ -96,7 +111,7 @@ bool backtrace_enabled() {
 void capture_backtrace(std::vector<uintptr_t>& pcs) {
   if (!backtrace_enabled()) return;
   sched::Fiber* f = sched::current_fiber();
-  if (f && !f->is_main) return;
+  if (f && !f->is_main && !f->serving) return;
   pcs.reserve(kMaxPcs);
   Walk w{&pcs};
   _Unwind_Backtrace(on_frame, &w);
@@ -120,6 +135,16 @@ std::string trap_extra_lines(const Trap& t) {
     if (chain.more) out += "    ...\n";
   }
   return out;
+}
+
+std::string trap_frame_line(const Trap& t, const std::string& fn) {
+  if (!backtrace_enabled()) return "";
+  WoSymbolizer sym = g_symbolizer.load();
+  if (!sym) sym = native_symbolize;
+  Outermost o{&fn, {}, 0};
+  for (uintptr_t pc : t.pcs) sym(pc, outermost_frame, &o);
+  if (o.line == 0) return "";
+  return "  in " + fn + " at " + o.file + ":" + std::to_string(o.line) + "\n";
 }
 
 }  // namespace wo
