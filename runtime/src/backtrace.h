@@ -17,8 +17,9 @@ struct Trap;
 bool backtrace_enabled();
 
 // The return addresses of the calling thread's stack, innermost first, when
-// enabled and running `main` or an actor's receive (whose death line is
-// followed by the receive's frame, docs/decisions/0092).
+// enabled and running `main` (the innermost 128) or an actor's receive
+// (the innermost 112 and the outermost 16, where the receive is: its death
+// line is followed by the receive's frame, docs/decisions/0092).
 void capture_backtrace(std::vector<uintptr_t>& pcs);
 
 // The lines after `trap N in FN at line L: MSG`, each ending in '\n':

@@ -96,8 +96,8 @@ void refuse_in_transaction(const char* what, const WoSite* site) {
 // then (unless WO_BACKTRACE=0) which actor's receive died, where:
 // `  in Worker.receive at FILE:LINE`, the receive's frame in the trap's call
 // chain, read from the DWARF as an uncaught trap's chain is (no location
-// when that frame cannot be found: a stripped program, a chain too deep)
-// (docs/decisions/0092).
+// when that frame cannot be found: a stripped program, a receive turned
+// into a tail call) (docs/decisions/0092).
 void report_death(const Actor* a, const Trap& t) {
   std::string line = "wovm: fiber trap " + std::to_string(t.code) + " at " + t.method + ":" +
                      std::to_string(t.line) + ": " + t.msg + "\n";
