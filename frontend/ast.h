@@ -301,6 +301,10 @@ struct Module {
 struct Program {
   std::vector<Ptr<Module>> modules;  // modules[0] is the main module
   bool library = false;              // wo.toml kind = "library": no `fn main` needed
+  // The function the program starts in. `woc test` names its generated one
+  // here and keeps the program's own `main`, which is then checked (its
+  // signature too) and compiled like any other function, never called.
+  std::string entry = "main";
 };
 
 }  // namespace ast

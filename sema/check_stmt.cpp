@@ -479,8 +479,8 @@ bool Checker::stmt_returns(const ast::Stmt& s) {
 }
 
 void Checker::check_main() {
-  FnInfo* main = find_fn("main");
-  if (!main) {
+  FnInfo* entry = find_fn(prog_.entry);
+  if (!entry) {
     Loc loc;
     if (!prog_.modules.empty() && !prog_.modules[0]->files.empty()) {
       loc.file = prog_.modules[0]->files[0]->file_id;
@@ -490,7 +490,15 @@ void Checker::check_main() {
     error(DiagCode::E403, loc, "the program has no entry point: declare `fn main()`");
     return;
   }
-  info_.main = main;
+  info_.main = entry;
+  check_main_signature(entry);
+  // `woc test` starts in its own entry point: the program's `main` is still
+  // held to the rules `woc check` applies to it.
+  if (prog_.entry != "main")
+    if (FnInfo* main = find_fn("main")) check_main_signature(main);
+}
+
+void Checker::check_main_signature(FnInfo* main) {
   Loc loc = at(main->decl->sig.span);
   if (main->decl->sig.ret && main->ret->kind != TypeKind::Int && !main->ret->is_poison())
     error(DiagCode::E405, loc, "`main` may only return Int (its value is the exit status), not " + type_name(main->ret));

@@ -58,6 +58,7 @@ class Checker {
   bool stmt_returns(const ast::Stmt& s);
   bool stmts_return(const std::vector<ast::StmtPtr>& stmts);
   void check_main();
+  void check_main_signature(FnInfo* main);
   // The value of a statement list used as a value (switch arm, catch block):
   // the type of its last statement when that is an expression statement.
   const Type* stmts_value_type(std::vector<ast::StmtPtr>& stmts, bool* has_value);

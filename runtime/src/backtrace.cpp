@@ -8,6 +8,7 @@
 #include <backtrace.h>
 #include <unwind.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,10 @@ namespace {
 
 constexpr size_t kMaxPcs = 128;   // frames recorded per trap
 constexpr size_t kMaxShown = 32;  // .wo frames printed
+// On a receive's fiber the outermost frames matter too (the receive is
+// there, under a recursion however deep): the innermost kMaxPcs - kOuterPcs
+// and the outermost kOuterPcs are kept.
+constexpr size_t kOuterPcs = 16;
 
 std::atomic<WoSymbolizer> g_symbolizer{nullptr};
 
@@ -30,6 +35,9 @@ bool ends_with(const char* s, const char* suffix) {
 
 struct Walk {
   std::vector<uintptr_t>* pcs;
+  bool keep_outer = false;       // a receive's fiber: walk to the bottom
+  uintptr_t outer[kOuterPcs] = {};  // the last frames seen past the innermost ones, a ring
+  size_t outer_seen = 0;
 };
 
 _Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
@@ -38,8 +46,14 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
   uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
   if (ip == 0) return _URC_END_OF_STACK;
   // A return address: the call is the byte before it (a signal frame's ip is the instruction itself).
-  w->pcs->push_back(before ? ip : ip - 1);
-  return w->pcs->size() >= kMaxPcs ? _URC_END_OF_STACK : _URC_NO_REASON;
+  uintptr_t pc = before ? ip : ip - 1;
+  if (!w->keep_outer) {
+    w->pcs->push_back(pc);
+    return w->pcs->size() >= kMaxPcs ? _URC_END_OF_STACK : _URC_NO_REASON;
+  }
+  if (w->pcs->size() < kMaxPcs - kOuterPcs) w->pcs->push_back(pc);
+  else w->outer[w->outer_seen++ % kOuterPcs] = pc;
+  return _URC_NO_REASON;
 }
 
 // libbacktrace: one state for the process (it caches the parsed DWARF).
@@ -83,6 +97,21 @@ void add_frame(void* arg, const char* fn, const char* file, int64_t line) {
   c->out += "    " + std::string(fn) + " at " + file + ":" + std::to_string(line) + "\n";
 }
 
+// The outermost frame with a given name (innermost frames come first, so the
+// last one seen wins).
+struct Outermost {
+  const std::string* fn;
+  std::string file;
+  int64_t line = 0;
+};
+
+void outermost_frame(void* arg, const char* fn, const char* file, int64_t line) {
+  auto* o = static_cast<Outermost*>(arg);
+  if (!fn || !file || line <= 0 || *o->fn != fn) return;
+  o->file = file;
+  o->line = line;
+}
+
 }  // namespace
 
 bool backtrace_enabled() {
@@ -96,10 +125,14 @@ bool backtrace_enabled() {
 void capture_backtrace(std::vector<uintptr_t>& pcs) {
   if (!backtrace_enabled()) return;
   sched::Fiber* f = sched::current_fiber();
-  if (f && !f->is_main) return;
+  if (f && !f->is_main && !f->serving) return;
   pcs.reserve(kMaxPcs);
   Walk w{&pcs};
+  w.keep_outer = f && !f->is_main;
   _Unwind_Backtrace(on_frame, &w);
+  // The outermost frames, in order (innermost first, as the others).
+  size_t n = std::min(w.outer_seen, kOuterPcs);
+  for (size_t i = w.outer_seen - n; i < w.outer_seen; ++i) pcs.push_back(w.outer[i % kOuterPcs]);
 }
 
 std::string trap_extra_lines(const Trap& t) {
@@ -120,6 +153,16 @@ std::string trap_extra_lines(const Trap& t) {
     if (chain.more) out += "    ...\n";
   }
   return out;
+}
+
+std::string trap_frame_line(const Trap& t, const std::string& fn) {
+  if (!backtrace_enabled()) return "";
+  WoSymbolizer sym = g_symbolizer.load();
+  if (!sym) sym = native_symbolize;
+  Outermost o{&fn, {}, 0};
+  for (uintptr_t pc : t.pcs) sym(pc, outermost_frame, &o);
+  if (o.line == 0) return "";
+  return "  in " + fn + " at " + o.file + ":" + std::to_string(o.line) + "\n";
 }
 
 }  // namespace wo

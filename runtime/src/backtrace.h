@@ -17,13 +17,19 @@ struct Trap;
 bool backtrace_enabled();
 
 // The return addresses of the calling thread's stack, innermost first, when
-// enabled and running `main` (an actor's trap ends in its death line, which
-// has no extra lines, so fibers skip the walk).
+// enabled and running `main` (the innermost 128) or an actor's receive
+// (the innermost 112 and the outermost 16, where the receive is: its death
+// line is followed by the receive's frame, docs/decisions/0092).
 void capture_backtrace(std::vector<uintptr_t>& pcs);
 
 // The lines after `trap N in FN at line L: MSG`, each ending in '\n':
 //   "  at FILE:L:C", then the detail, then "  call chain, innermost first:"
 //   and one "    FN at FILE:L:C" per .wo frame. Empty when disabled.
 std::string trap_extra_lines(const Trap& t);
+
+// The outermost .wo frame named `fn` (`Worker.receive`) among the trap's
+// return addresses, as "  in FN at FILE:LINE\n" - the line after an actor's
+// death line (docs/decisions/0092). Empty when disabled or not found.
+std::string trap_frame_line(const Trap& t, const std::string& fn);
 
 }  // namespace wo

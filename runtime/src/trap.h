@@ -22,8 +22,9 @@ struct Trap {
   std::string method;
   std::string msg;
   // What only an uncaught trap in `main` prints (backtrace.h; never in
-  // `e.msg` nor an actor's death line): the site's file and column, the
-  // values that matter ("index 7, length 3") and the return addresses.
+  // `e.msg`): the site's file and column, the values that matter ("index 7,
+  // length 3") and the return addresses (of which an actor's death shows
+  // the receive's frame, docs/decisions/0092).
   std::string file;
   int64_t col = 0;
   std::string detail;

@@ -58,6 +58,19 @@ printf 'fn test_broken() {\n  assert_eq(1, "one")\n}\n' > "$T/prog/broken_test.w
 [ "$("$WOC" run "$SAMPLE")" = "main ran: 5" ] || bad "run of the sample"
 "$WOC" test "$T/prog" >/dev/null 2>&1; [ $? -eq 1 ] || bad "a test file with a type error: woc test should exit 1"
 
+# The program's main is kept (checked, not run): a `use` only main needs is
+# used, as under woc check (no WO-W202), and main's own errors are reported.
+mkdir -p "$T/usemain"
+printf 'use env\n\nfn double(n: Int) -> Int {\n  return n * 2\n}\n\nfn main() {\n  if env.get("HOME") != nil {\n    print("${double(2)}")\n  }\n}\n' > "$T/usemain/main.wo"
+printf 'fn test_double() {\n  assert_eq(double(2), 4)\n}\n' > "$T/usemain/double_test.wo"
+err=$("$WOC" check "$T/usemain" 2>&1) && [ -z "$err" ] || bad "usemain: woc check is not clean: $err"
+out=$("$WOC" test "$T/usemain" 2>"$T/usemain.err"); st=$?
+[ $st -eq 0 ] && [ "$(echo "$out" | tail -1)" = "1 passed, 0 failed" ] || bad "usemain: exit $st, $out"
+[ -s "$T/usemain.err" ] && bad "usemain: woc test warned where woc check does not: $(cat "$T/usemain.err")"
+printf 'fn double(n: Int) -> Int {\n  return n * 2\n}\n\nfn main() -> Text {\n  return "no"\n}\n' > "$T/usemain/main.wo"
+err=$("$WOC" test "$T/usemain" 2>&1); st=$?
+[ $st -eq 1 ] && echo "$err" | grep -q "WO-E405" || bad "usemain: main returning Text: exit $st, $err"
+
 # A wo.toml library (no fn main) is tested through the generated entry point.
 mkdir -p "$T/lib"
 printf 'name = "l"\nkind = "library"\n' > "$T/lib/wo.toml"

@@ -51,7 +51,8 @@ std::string_view entry_of(const std::string& code) {
 }
 
 // Markdown to terminal text: fenced blocks become "Wrong:" / "Right:"
-// labels with the code indented four spaces.
+// labels with the code indented four spaces; a `### ` case heading is
+// underlined.
 std::string render(std::string_view body) {
   std::string out;
   bool in_code = false;
@@ -68,13 +69,21 @@ std::string render(std::string_view body) {
       in_code = true;
       std::string label = line.find(" wrong") != std::string_view::npos ? "Wrong" : "Right";
       size_t f = line.find("file=");
-      if (f != std::string_view::npos) label += " (" + std::string(line.substr(f + 5)) + ")";
+      if (f != std::string_view::npos) label += " (" + std::string(line.substr(f + 5, line.find(' ', f) - (f + 5))) + ")";
       else label += " (main.wo)";
       out += label + ":\n\n";
       continue;
     }
-    if (in_code) out += line.empty() ? "\n" : "    " + std::string(line) + "\n";
-    else out += std::string(line) + "\n";
+    if (in_code) {
+      out += line.empty() ? "\n" : "    " + std::string(line) + "\n";
+    } else if (line.rfind("### ", 0) == 0) {
+      std::string_view title = line.substr(4);
+      size_t width = 0;  // characters, not UTF-8 bytes
+      for (char ch : title) width += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+      out += std::string(title) + "\n" + std::string(width, '-') + "\n";
+    } else {
+      out += std::string(line) + "\n";
+    }
   }
   while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
   return out;

@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kTimeoutSeconds = 120;  // one test; a hung test fails instead of hanging woc
+constexpr const char* kTestEntry = "woc_test_main";  // the generated entry point
 
 struct TestCase {
   std::string name;    // test_x, or billing/tax.test_x for a test in module billing/tax
@@ -49,8 +50,9 @@ bool is_test_file(const std::string& path) {
   return path.size() > 8 && path.compare(path.size() - 8, 8, "_test.wo") == 0;
 }
 
-// Finds the tests, drops the program's own `main` (the generated one replaces
-// it) and adds the generated file to the main module.
+// Finds the tests, makes the generated entry point the program's (its own
+// `main` is kept but not called) and adds the generated files to the main
+// module.
 void prepare(ast::Program& program, SourceManager& sm, Diagnostics& diags, std::vector<TestCase>& tests) {
   std::vector<std::string> used_modules;
   for (auto& m : program.modules) {
@@ -73,10 +75,12 @@ void prepare(ast::Program& program, SourceManager& sm, Diagnostics& diags, std::
       }
     }
   }
-  program.library = false;  // a library is tested through the generated entry point
+  // The program starts in the generated entry point. The program's own
+  // `main` stays: checked and compiled like under `woc check` (so a `use`
+  // only it needs is used), never called.
+  program.library = false;  // a library is tested through the generated entry point too
+  program.entry = kTestEntry;
   auto& main_files = program.modules.front()->files;
-  for (auto& f : main_files)
-    std::erase_if(f->fns, [](const ast::Ptr<ast::FnDecl>& fn) { return fn->sig.name == "main"; });
 
   // One generated file per tested module, each with its own `use` (an alias
   // is per file): two modules whose paths end in the same segment (a/util,
@@ -98,7 +102,7 @@ void prepare(ast::Program& program, SourceManager& sm, Diagnostics& diags, std::
     return calls.str();
   };
   std::ostringstream main_src;
-  main_src << "use env\nfn main() {\n  let case_name = env.get(\"WO_TEST_CASE\")\n" << dispatch_calls("", "");
+  main_src << "use env\nfn " << kTestEntry << "() {\n  let case_name = env.get(\"WO_TEST_CASE\")\n" << dispatch_calls("", "");
   for (size_t i = 0; i < used_modules.size(); ++i) {
     const std::string& m = used_modules[i];
     std::string fn = "woc_test_dispatch_" + std::to_string(i);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../asan_poison.h"
+#include "../backtrace.h"
 #include "../heap.h"
 #include "../observe.h"
 #include "../trap.h"
@@ -91,10 +92,20 @@ void refuse_in_transaction(const char* what, const WoSite* site) {
   if (wo_tx_active()) raise(kDb, site, what);
 }
 
-// `wovm: fiber trap <code> at <method>:<line>: <msg>` (runtime.md §3.6).
-void report_death(const Trap& t) {
+// `wovm: fiber trap <code> at <method>:<line>: <msg>` (runtime.md §3.6),
+// then (unless WO_BACKTRACE=0) which actor's receive died, where:
+// `  in Worker.receive at FILE:LINE`, the receive's frame in the trap's call
+// chain, read from the DWARF as an uncaught trap's chain is (no location
+// when that frame cannot be found: a stripped program, a receive turned
+// into a tail call) (docs/decisions/0092).
+void report_death(const Actor* a, const Trap& t) {
   std::string line = "wovm: fiber trap " + std::to_string(t.code) + " at " + t.method + ":" +
                      std::to_string(t.line) + ": " + t.msg + "\n";
+  if (backtrace_enabled()) {
+    std::string receive = std::string(a->type->name) + ".receive";
+    std::string where = trap_frame_line(t, receive);
+    line += where.empty() ? "  in " + receive + "\n" : where;
+  }
   std::fflush(stdout);
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
@@ -109,7 +120,7 @@ void die(Actor* a, const Trap& t, CallWait* in_flight) {
     durable_barrier_for(a);
   } catch (const Unwind&) {
   }
-  report_death(t);
+  report_death(a, t);
   a->dead.store(true, std::memory_order_release);
   if (in_flight) complete_call(in_flight, 0, true);
   while (!a->mailbox.empty()) {
