@@ -319,6 +319,26 @@ Val Emitter::emit_query(const ast::Expr& e) {
       if (c.expr) later |= may_write(*c.expr);
     ids = keep(emit_expr(src), src, later);
   }
+  // `for (i = 0; i < n(); ++i) body(i)`, the bound re-read at each test
+  // (a list's length); `preempt`: the back edge takes the loop budget.
+  auto count_up = [&](const char* name, const std::function<llvm::Value*()>& n,
+                      const std::function<void(llvm::Value*)>& body, bool preempt) {
+    llvm::AllocaInst* idx = entry_alloca(i64_, name);
+    b_.CreateStore(b_.getInt64(0), idx);
+    llvm::BasicBlock* cond_bb = new_block("q.cond");
+    llvm::BasicBlock* body_bb = new_block("q.body");
+    llvm::BasicBlock* end_bb = new_block("q.end");
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(cond_bb);
+    llvm::Value* i = b_.CreateLoad(i64_, idx);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, n()), body_bb, end_bb);
+    b_.SetInsertPoint(body_bb);
+    body(i);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
+    if (preempt) emit_preempt_check();
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(end_bb);
+  };
   // Elements: the walk is over positions 0..len-1 of the held list, each
   // element bound like a `for` variable (its own reference) while a clause
   // or the select runs.
@@ -326,21 +346,9 @@ Val Emitter::emit_query(const ast::Expr& e) {
   if (!rows) {
     elems = ids;
     llvm::Value* n = inline_len(elems.v);
-    ids = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), n}));
-    llvm::AllocaInst* at = entry_alloca(i64_, "q.pos");
-    b_.CreateStore(b_.getInt64(0), at);
-    llvm::BasicBlock* cond_bb = new_block("q.pos.cond");
-    llvm::BasicBlock* body_bb = new_block("q.pos.body");
-    llvm::BasicBlock* end_bb = new_block("q.pos.end");
-    b_.CreateBr(cond_bb);
-    b_.SetInsertPoint(cond_bb);
-    llvm::Value* i = b_.CreateLoad(i64_, at);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, n), body_bb, end_bb);
-    b_.SetInsertPoint(body_bb);
-    call(rt("wo_list_push"), {ids.v, i});
-    b_.CreateStore(b_.CreateAdd(i, b_.getInt64(1)), at);
-    b_.CreateBr(cond_bb);
-    b_.SetInsertPoint(end_bb);
+    Val positions = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), n}));
+    count_up("q.pos", [&] { return n; }, [&](llvm::Value* i) { call(rt("wo_list_push"), {positions.v, i}); }, false);
+    ids = positions;
   }
   llvm::AllocaInst* var = rows ? local_slot(e.sym) : nullptr;
   // Loops over an id list: `body` runs with the query variable bound.
@@ -350,29 +358,17 @@ Val Emitter::emit_query(const ast::Expr& e) {
   bool user_code = e.rhs && runs_code(*e.rhs);
   for (auto& c : e.clauses) user_code |= c.expr && runs_code(*c.expr);
   auto each_row = [&](llvm::Value* list, const std::function<void(llvm::Value* word)>& body) {
-    llvm::AllocaInst* idx = entry_alloca(i64_, "q.i");
-    b_.CreateStore(b_.getInt64(0), idx);
-    llvm::BasicBlock* cond_bb = new_block("q.cond");
-    llvm::BasicBlock* body_bb = new_block("q.body");
-    llvm::BasicBlock* end_bb = new_block("q.end");
-    b_.CreateBr(cond_bb);
-    b_.SetInsertPoint(cond_bb);
-    llvm::Value* i = b_.CreateLoad(i64_, idx);
-    b_.CreateCondBr(b_.CreateICmpSLT(i, inline_len(list)), body_bb, end_bb);
-    b_.SetInsertPoint(body_bb);
-    llvm::Value* word = inline_list_get(list, i, e.span.begin.line);
-    if (rows) {
-      b_.CreateStore(word, var);
-    } else {
-      push_scope();
-      bind_loop_var(e.sym, from_slot(inline_list_get(elems.v, word, e.span.begin.line), row_t));
-    }
-    body(word);
-    if (!rows) pop_scope();
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, idx), b_.getInt64(1)), idx);
-    if (user_code) emit_preempt_check();
-    b_.CreateBr(cond_bb);
-    b_.SetInsertPoint(end_bb);
+    count_up("q.i", [&] { return inline_len(list); }, [&](llvm::Value* i) {
+      llvm::Value* word = inline_list_get(list, i, e.span.begin.line);
+      if (rows) {
+        b_.CreateStore(word, var);
+      } else {
+        push_scope();
+        bind_loop_var(e.sym, from_slot(inline_list_get(elems.v, word, e.span.begin.line), row_t));
+      }
+      body(word);
+      if (!rows) pop_scope();
+    }, user_code);
   };
   if (!wheres.empty()) {
     Val kept = own_temp(call(rt("wo_list_new"), {b_.getInt64(0), b_.getInt64(0)}));
