@@ -298,12 +298,22 @@ unsigned build_threads() {
   return std::min(std::max(1u, llvm::heavyweight_hardware_concurrency().compute_thread_count()), kMaxPartitions);
 }
 
-std::string runtime_archive_path() {
+std::vector<std::string> runtime_archive_candidates() {
   llvm::SmallString<256> exe;
-  if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return WOC_RUNTIME_ARCHIVE;
+  if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return {WOC_RUNTIME_ARCHIVE};
   llvm::sys::path::remove_filename(exe);
-  llvm::sys::path::append(exe, WOC_RUNTIME_ARCHIVE);
-  return std::string(exe);
+  llvm::SmallString<256> beside(exe), installed(exe);
+  llvm::sys::path::append(beside, WOC_RUNTIME_ARCHIVE);
+  llvm::sys::path::remove_filename(installed);  // <prefix>/bin -> <prefix>
+  llvm::sys::path::append(installed, "lib", "woc", WOC_RUNTIME_ARCHIVE);
+  return {std::string(beside), std::string(installed)};
+}
+
+std::string runtime_archive_path() {
+  auto candidates = runtime_archive_candidates();
+  for (const auto& c : candidates)
+    if (llvm::sys::fs::exists(c)) return c;
+  return candidates.front();
 }
 
 std::string check_output_path(const std::string& out_path) {
@@ -317,7 +327,11 @@ std::string check_output_path(const std::string& out_path) {
 std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
                              const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts) {
   std::string archive = runtime_archive_path();
-  if (!llvm::sys::fs::exists(archive)) return "cannot find the runtime library " + archive;
+  if (!llvm::sys::fs::exists(archive)) {
+    std::string tried;
+    for (const auto& c : runtime_archive_candidates()) tried += (tried.empty() ? "" : ", ") + c;
+    return "cannot find the runtime library (tried " + tried + ")";
+  }
   TempDir tmp;
   if (tmp.path().empty()) return "cannot create a temporary directory";
   bool static_cxx = static_cxx_runtime(module);  // before splitting moves the module's functions

@@ -1,5 +1,6 @@
 // `woc build`: writes the module as an object file and links it with the
-// runtime archive (libwo_runtime.a, found next to the woc executable) using
+// runtime archive (libwo_runtime.a, found next to the woc executable or in
+// ../lib/woc from it: runtime_archive_candidates) using
 // the system `c++` driver, into a native executable.
 #pragma once
 #include <string>
@@ -29,7 +30,11 @@ unsigned build_threads();
 // before compiling (its directory exists, it is not a directory), else why not.
 std::string check_output_path(const std::string& out_path);
 
-// The runtime archive woc links programs with (next to /proc/self/exe).
+// Where woc looks for the runtime archive it links programs with, in order:
+// next to its own executable (/proc/self/exe: the build tree, build/bin), then
+// <that directory>/../lib/woc (the installed layout, docs/decisions/0093).
+std::vector<std::string> runtime_archive_candidates();
+// The first candidate that exists, else the first one.
 std::string runtime_archive_path();
 
 }  // namespace wo::driver
