@@ -7,8 +7,9 @@ FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
+PREFIX     ?= /usr/local
 
-.PHONY: all deps configure build test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg bench-soak soak-web-app clean
+.PHONY: all deps configure build install uninstall deb test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg bench-soak soak-web-app clean
 
 all: build
 
@@ -20,6 +21,24 @@ configure: deps
 
 build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# The installed layout (docs/decisions/0093): PREFIX/bin/woc,
+# PREFIX/lib/woc/libwo_runtime.a, PREFIX/share/woc/{stdlib,editors}; woc finds
+# them relative to its own executable, so any PREFIX works. DESTDIR stages it.
+# `make uninstall` removes the files the last install wrote
+# ($(BUILD_DIR)/install_manifest.txt) and the directories left empty.
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+uninstall:
+	@test -f $(BUILD_DIR)/install_manifest.txt || { echo "make uninstall: no $(BUILD_DIR)/install_manifest.txt (nothing installed from $(BUILD_DIR))"; exit 1; }
+	xargs -d '\n' rm -f < $(BUILD_DIR)/install_manifest.txt
+	for d in "$(DESTDIR)$(PREFIX)/share/woc" "$(DESTDIR)$(PREFIX)/lib/woc"; do \
+	  [ ! -d "$$d" ] || find "$$d" -depth -type d -empty -delete; done
+
+# A Debian package of the same layout under /usr: $(BUILD_DIR)/woc_<version>_<arch>.deb.
+deb: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 test: build
 	@ls /usr/lib/postgresql/*/bin/initdb "$$(pg_config --bindir 2>/dev/null)/initdb" 2>/dev/null | grep -q . || \
