@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the relative links of the user documentation.
 
-    check-doc-links.py [FILE.md]...   (default: docs/language/*.md)
+    check-doc-links.py [FILE.md]...   (default: docs/*.md, docs/language/*.md,
+                                       docs/perf/*.md, docs/decisions/*.md)
 
 Every `[text](target)` outside code blocks must name an existing file, and a
 `#anchor` must match a heading of the target page (GitHub's rule: lower
@@ -30,7 +31,9 @@ def anchors(path):
 
 
 def main():
-    docs = sys.argv[1:] or sorted(glob.glob(os.path.join(ROOT, "docs", "language", "*.md")))
+    docs = sys.argv[1:] or sorted(
+        p for sub in ("", "language", "perf", "decisions")
+        for p in glob.glob(os.path.join(ROOT, "docs", sub, "*.md")))
     bad = []
     for doc in docs:
         with open(doc, encoding="utf-8") as f:

@@ -35,7 +35,7 @@
 #
 # Exit status: 0 when every woc workload ran and checked its totals, 1
 # otherwise (the table is still printed, the failures listed). A peer that
-# fails (e.g. Crystal's skynet, see docs/perf.md) is reported, not fatal.
+# fails (e.g. Crystal's skynet, see docs/perf/actors.md) is reported, not fatal.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -62,7 +62,7 @@ else
 fi
 # spawn N is 25,000, not more, because Crystal 1.6 maps each fiber stack
 # separately and vm.max_map_count (65530 by default) stops it near 32,000
-# live fibers (the reason its skynet fails; docs/perf.md).
+# live fibers (the reason its skynet fails; docs/perf/actors.md).
 
 hr() { say "--------------------------------------------------------------------------------------------------------"; }
 

@@ -8,7 +8,7 @@
 #                              BENCH_RESTART_SIZES (default "10000 100000 1000000";
 #                              add 10000000 when the machine has ~4 GiB to spare)
 #
-# Prints the `restart-...` lines, a markdown table for docs/perf.md and
+# Prints the `restart-...` lines, a markdown table for docs/perf.md (history: docs/perf/restart.md) and
 # tab-separated records; all of it also goes to BUILD_DIR/bench/db-restart/latest.txt.
 set -euo pipefail
 

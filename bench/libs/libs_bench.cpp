@@ -75,7 +75,7 @@ void agree(const char* what, bool ok) {
 
 // One contest line; throughput in MB/s (bytes per call / seconds per call).
 // `kept` is what the runtime uses now (the library, since each won when it
-// was measured: docs/perf.md); `met` when that is still the faster here.
+// was measured: docs/perf/libraries.md); `met` when that is still the faster here.
 void report(const char* name, double bytes, double ours_s, double lib_s, const char* lib_name) {
   double ours = bytes / ours_s / 1e6, lib = bytes / lib_s / 1e6;
   std::printf("%s: ours %.0f MB/s, lib %.0f MB/s, ratio %.2fx (aim: keep the faster) -> kept: %s %s\n", name, ours, lib,

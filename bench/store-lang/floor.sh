@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The memory floor under bench/store-lang on this machine (floor.c says what
-# each line is; docs/perf.md "Through the language, round 5" turns them into
+# each line is; docs/perf/store-lang.md "Through the language, round 5" turns them into
 # the lookup's and the insert's floor). Each part runs in its own process,
 # 5 s after the last one freed its memory, so that the guest has handed freed
 # 2 MiB blocks back to the host (virtio-balloon free page reporting, ~2 s)
