@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "codegen/opt_level.h"
+
 namespace llvm {
 class LLVMContext;
 class Module;
@@ -26,7 +28,7 @@ namespace wo::codegen {
 enum class DebugInfo { LineTables, Full };
 
 struct Options {
-  int opt_level = 2;        // -O0 .. -O3
+  OptLevel opt_level = kDefaultOptLevel;
   bool with_c_main = false; // woc build: emit `int main(int, char**)`
   DebugInfo debug = DebugInfo::LineTables;
   const SourceManager* sources = nullptr;  // file paths for DWARF and trap sites (null: no DWARF)
@@ -43,15 +45,15 @@ std::unique_ptr<llvm::Module> lower(const sema::ProgramInfo& program, llvm::LLVM
 // `sanitize` is a -fsanitize list ("thread", "address,undefined"): with
 // `thread` (or `address`) every function of `m` is instrumented like clang's
 // -fsanitize does, so that generated code is checked with the runtime.
-bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, OptLevel opt_level, const std::string& sanitize = "");
 
 // optimize() in two steps, for `woc build` to run the second on partitions
 // of the module in parallel (tools/woc/parallel_optimise.cpp): the module-wide
 // preparation (which calls stay calls, the runtime's helpers linked in, the
 // too-large functions; returns what optimize() returns), then the pipeline
 // itself and the STACK checks it leaves implied.
-bool prepare_optimize(llvm::Module& m, int opt_level);
-void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize = "");
+bool prepare_optimize(llvm::Module& m, OptLevel opt_level);
+void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, OptLevel opt_level, const std::string& sanitize = "");
 
 // Drops the STACK checks that a call made just before them has already made
 // (implied_stack_checks.cpp, docs/decisions/0063): after tail-recursion

@@ -43,7 +43,7 @@ void Emitter::di_begin() {
   // version …)"): gdb trusts the line table's prologue_end only for LLVM
   // producers, and otherwise `step` into a function stops before its
   // parameters are stored.
-  di_cu_ = di_->createCompileUnit(llvm::dwarf::DW_LANG_C, di_file(main_file), "clang LLVM (woc)", opts_.opt_level > 0,
+  di_cu_ = di_->createCompileUnit(llvm::dwarf::DW_LANG_C, di_file(main_file), "clang LLVM (woc)", optimising(opts_.opt_level),
                                   "", 0, "", kind);
 }
 
@@ -69,7 +69,7 @@ void Emitter::di_begin_fn(const FnInfo& fn) {
   auto* sub = di_->createSubroutineType(di_->getOrCreateTypeArray(types));
   std::string name = fn.owner ? fn.owner->name + "." + fn.name : fn.name;
   auto flags = llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagLocalToUnit;
-  if (opts_.opt_level > 0) flags |= llvm::DISubprogram::SPFlagOptimized;
+  if (optimising(opts_.opt_level)) flags |= llvm::DISubprogram::SPFlagOptimized;
   // No linkage name: debuggers and symbolizers then show DW_AT_name, the .wo name.
   di_sp_ = di_->createFunction(file, name, "", file, line, sub, line, llvm::DINode::FlagPrototyped, flags);
   llfn_->setSubprogram(di_sp_);
@@ -200,7 +200,7 @@ void Emitter::di_finish() {
     if (artificial) {
       auto flags = llvm::DISubprogram::SPFlagDefinition;
       if (f.hasLocalLinkage()) flags |= llvm::DISubprogram::SPFlagLocalToUnit;
-      if (opts_.opt_level > 0) flags |= llvm::DISubprogram::SPFlagOptimized;
+      if (optimising(opts_.opt_level)) flags |= llvm::DISubprogram::SPFlagOptimized;
       sp = di_->createFunction(di_cu_->getFile(), f.getName(), "", di_cu_->getFile(), 0, no_types, 0,
                                llvm::DINode::FlagArtificial, flags);
       f.setSubprogram(sp);

@@ -459,9 +459,9 @@ void Emitter::set_target() {
   std::string triple = llvm::sys::getProcessTriple();
   mod_->setTargetTriple(triple);
   auto arch = llvm::Triple(triple).getArch();
-  o0_fast_isel_ = opts_.opt_level == 0 && arch == llvm::Triple::x86_64;
-  if (opts_.opt_level > 0 && arch == llvm::Triple::x86_64) sp_register_ = "rsp";
-  if (opts_.opt_level > 0 && arch == llvm::Triple::aarch64) sp_register_ = "sp";
+  o0_fast_isel_ = !optimising(opts_.opt_level) && arch == llvm::Triple::x86_64;
+  if (optimising(opts_.opt_level) && arch == llvm::Triple::x86_64) sp_register_ = "rsp";
+  if (optimising(opts_.opt_level) && arch == llvm::Triple::aarch64) sp_register_ = "sp";
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) return;

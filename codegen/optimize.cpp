@@ -182,16 +182,16 @@ void isolate_invokes(llvm::Module& m) {
 
 }  // namespace
 
-bool prepare_optimize(llvm::Module& m, int opt_level) {
-  if (opt_level == 0) keep_helpers_out_of_line(m);
+bool prepare_optimize(llvm::Module& m, OptLevel opt_level) {
+  if (!optimising(opt_level)) keep_helpers_out_of_line(m);
   // Before the runtime's helpers are linked in: the rule is for the
   // program's own functions only.
-  if (opt_level == 2) keep_large_called_once_out_of_line(m);
-  if (opt_level > 0) link_runtime_helpers(m);
-  return opt_level > 0 && skip_giant_functions(m);
+  if (opt_level == OptLevel::O2) keep_large_called_once_out_of_line(m);
+  if (optimising(opt_level)) link_runtime_helpers(m);
+  return optimising(opt_level) && skip_giant_functions(m);
 }
 
-void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, OptLevel opt_level, const std::string& sanitize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -206,22 +206,16 @@ void run_pipeline(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = llvm::OptimizationLevel::O2;
-  switch (opt_level) {
-    case 0: level = llvm::OptimizationLevel::O0; break;
-    case 1: level = llvm::OptimizationLevel::O1; break;
-    case 2: level = llvm::OptimizationLevel::O2; break;
-    default: level = llvm::OptimizationLevel::O3; break;
-  }
-  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(level)
-                                               : pb.buildPerModuleDefaultPipeline(level);
+  llvm::OptimizationLevel level = llvm_pipeline_level(opt_level);
+  llvm::ModulePassManager mpm = optimising(opt_level) ? pb.buildPerModuleDefaultPipeline(level)
+                                                      : pb.buildO0DefaultPipeline(level);
   add_sanitizers(m, mpm, sanitize);
   mpm.run(m, mam);
-  if (opt_level > 0) drop_implied_stack_checks(m);
-  if (opt_level == 0) isolate_invokes(m);
+  if (optimising(opt_level)) drop_implied_stack_checks(m);
+  else isolate_invokes(m);
 }
 
-bool optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level, const std::string& sanitize) {
+bool optimize(llvm::Module& m, llvm::TargetMachine* tm, OptLevel opt_level, const std::string& sanitize) {
   bool giant = prepare_optimize(m, opt_level);
   run_pipeline(m, tm, opt_level, sanitize);
   return giant;

@@ -81,7 +81,7 @@ std::set<llvm::Function*> recursive_functions(const std::vector<llvm::Function*>
 
 void Emitter::thread_recursion_depth() {
   // At -O0 nothing turns calls into loops: every call keeps its frame.
-  if (opts_.opt_level == 0) return;
+  if (!optimising(opts_.opt_level)) return;
   std::vector<llvm::Function*> order;
   std::set<llvm::Function*> fns;
   for (llvm::Function& f : *mod_)

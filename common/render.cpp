@@ -6,6 +6,8 @@
 #include <cstring>
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 namespace wo {
 namespace {
 
@@ -91,12 +93,6 @@ void site(std::string& out, const SourceManager& sm, const Loc& loc, const Span*
   out += '\n';
 }
 
-void append_uint(std::string& out, const char* key, uint32_t v) {
-  out += '"';
-  out += key;
-  out += "\":";
-  out += std::to_string(v);
-}
 
 }  // namespace
 
@@ -161,99 +157,38 @@ std::string render_human(const Diagnostic& d, const SourceManager& sm, bool colo
   return out;
 }
 
-std::string json_quote(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            out += "\\u00";
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    // A multi-byte UTF-8 sequence is copied whole if it is well formed
-    // (no overlongs, surrogates or code points past U+10FFFF), else U+FFFD.
-    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    bool ok = n != 0 && i + n <= s.size() && c >= 0xC2 && c <= 0xF4;
-    uint32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-    for (size_t k = 1; ok && k < n; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if (!is_continuation(cc)) ok = false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (ok && ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))))
-      ok = false;
-    if (ok) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  out += '"';
-  return out;
-}
+namespace {
+
+using Json = nlohmann::ordered_json;  // keys in the order written: file, line, col, ...
+
+// Compact (no spaces), UTF-8 kept as is, invalid UTF-8 replaced by U+FFFD:
+// what the language server writes too (tools/woc/lsp/server.cpp).
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+}  // namespace
+
+std::string json_quote(std::string_view s) { return dump(Json(s)); }
 
 std::string render_json(const Diagnostic& d, const SourceManager& sm) {
   auto path = [&](const Loc& l) {
     const SourceFile* f = file_of(sm, l);
-    return json_quote(f ? f->path : std::string("<unknown>"));
+    return f ? f->path : std::string("<unknown>");
   };
-  std::string out = "{\"file\":" + path(d.loc) + ",";
-  append_uint(out, "line", d.loc.line);
-  out += ',';
-  append_uint(out, "col", d.loc.col);
-  out += ",\"severity\":";
-  out += diag_severity(d.code) == Severity::Error ? "\"error\"" : "\"warning\"";
-  out += ",\"code\":" + json_quote(diag_code_text(d.code));
-  out += ",\"message\":" + json_quote(d.message);
-  out += ",\"span\":";
-  if (d.span.len > 0) {
-    out += '{';
-    append_uint(out, "line", d.span.begin.line);
-    out += ',';
-    append_uint(out, "col", d.span.begin.col);
-    out += ',';
-    append_uint(out, "len", d.span.len);
-    out += '}';
-  } else {
-    out += "null";
-  }
-  out += ",\"related\":[";
-  for (size_t i = 0; i < d.related.size(); ++i) {
-    const Related& r = d.related[i];
-    if (i) out += ',';
-    out += "{\"file\":" + path(r.loc) + ",";
-    append_uint(out, "line", r.loc.line);
-    out += ',';
-    append_uint(out, "col", r.loc.col);
-    out += ",\"label\":" + json_quote(r.label) + "}";
-  }
-  out += "],\"help\":[";
-  for (size_t i = 0; i < d.help.size(); ++i) {
-    if (i) out += ',';
-    out += json_quote(d.help[i]);
-  }
-  out += "],\"explain\":" + json_quote(std::string("woc explain ") + diag_code_text(d.code)) + "}";
-  return out;
+  Json out;
+  out["file"] = path(d.loc);
+  out["line"] = d.loc.line;
+  out["col"] = d.loc.col;
+  out["severity"] = diag_severity(d.code) == Severity::Error ? "error" : "warning";
+  out["code"] = diag_code_text(d.code);
+  out["message"] = d.message;
+  if (d.span.len > 0) out["span"] = Json{{"line", d.span.begin.line}, {"col", d.span.begin.col}, {"len", d.span.len}};
+  else out["span"] = nullptr;
+  Json& related = out["related"] = Json::array();
+  for (const Related& r : d.related)
+    related.push_back(Json{{"file", path(r.loc)}, {"line", r.loc.line}, {"col", r.loc.col}, {"label", r.label}});
+  out["help"] = d.help;
+  out["explain"] = std::string("woc explain ") + diag_code_text(d.code);
+  return dump(out);
 }
 
 std::string count_line(size_t errors, size_t warnings) {

@@ -35,8 +35,9 @@ std::string count_line(size_t errors, size_t warnings);
 void render_all(const std::vector<Diagnostic>& sorted, const SourceManager& sm, std::ostream& out,
                 const RenderOptions& opts);
 
-// Exposed for the tests: a JSON string literal for `s` (quotes included);
-// control bytes, `"` and `\` are escaped, invalid UTF-8 becomes U+FFFD.
+// Exposed for the tests: a JSON string literal for `s` (quotes included),
+// written by nlohmann::json as render_json's strings are: control bytes,
+// `"` and `\` are escaped, invalid UTF-8 becomes U+FFFD.
 std::string json_quote(std::string_view s);
 // The display column (1-based) of byte column `col` in `line`: tabs to the
 // next stop, UTF-8 continuation bytes take no width.

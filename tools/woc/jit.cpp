@@ -50,8 +50,9 @@ class TimedCompiler : public TMOwningSimpleCompiler {
 // compiles a support module of its own at initialize() and another at
 // deinitialize(), ~5 ms of machine code generation on every `woc run`.
 // The JIT compiles with `tm`, the target machine the module was optimised
-// for, and takes its data layout from it: left to itself LLJIT makes two more
-// (one only to ask for the data layout), each ~1 ms of subtarget set-up.
+// with (or its -O0 twin, verbs.cpp), and takes its data layout from it: left
+// to itself LLJIT makes two more (one only to ask for the data layout), each
+// ~1 ms of subtarget set-up.
 Expected<std::unique_ptr<LLJIT>> make_jit(std::unique_ptr<JITTargetMachineBuilder> machine,
                                           std::unique_ptr<TargetMachine> tm, bool debugger,
                                           bool with_initializers) {

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     return run_on_big_stack(kCompilerStackBytes, [&] { return wo::lsp::lsp_main(argc, argv, WOC_VERSION); });
   ParseResult parsed = parse_options(argc, argv);
   // Before the big-stack thread makes its first allocation (build_memory.h).
-  if (parsed.error.empty() && parsed.opts.verb == Verb::Build && parsed.opts.opt_level == 0) use_huge_page_heap();
+  if (parsed.error.empty() && parsed.opts.verb == Verb::Build && parsed.opts.opt_level == wo::codegen::OptLevel::O0)
+    use_huge_page_heap();
   return run_on_big_stack(kCompilerStackBytes, [&] { return woc_main(parsed); });
 }

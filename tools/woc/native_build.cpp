@@ -83,13 +83,9 @@ bool has_debug_variables(const llvm::Module& module) {
 std::string generate(llvm::Module& module, llvm::TargetMachine& machine, llvm::SmallVector<char, 0>& object) {
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager pm;
+  // At -O0 the machine writes every branch in its long form at once (MC
+  // relax-all: target_machine in target.cpp).
   auto& target = static_cast<llvm::LLVMTargetMachine&>(machine);
-  // At -O0 every branch is written in its long form at once (the assembler's
-  // "relax all", which clang's driver passed at -O0 until LLVM 19): no
-  // fragment per jump and no relaxation passes over them and the line table
-  // at the end (MCAssembler::layout was 5% of an -O0 build's instructions).
-  // The code is ~5% larger, which -O0 does not mind; it does the same.
-  if (machine.getOptLevel() == llvm::CodeGenOptLevel::None) target.Options.MCOptions.MCRelaxAll = true;
   auto* mmi = new llvm::MachineModuleInfoWrapperPass(&target);  // owned by pm
   llvm::TargetPassConfig* config = target.createPassConfig(pm);
   config->setDisableVerify(true);  // the module was verified after codegen (pipeline.cpp)
@@ -120,9 +116,9 @@ std::string generate(llvm::Module& module, llvm::TargetMachine& machine, llvm::S
 constexpr size_t kSplitMinInstructions = 2000;
 constexpr unsigned kMaxPartitions = 4;
 
-unsigned partitions_for(const llvm::Module& module, const llvm::TargetMachine& machine) {
+unsigned partitions_for(const llvm::Module& module, codegen::OptLevel level) {
   // -O0 (FastISel) is cheap; LLVM's -time-passes timers are not thread-safe.
-  if (machine.getOptLevel() == llvm::CodeGenOptLevel::None || llvm::TimePassesIsEnabled) return 1;
+  if (!codegen::optimising(level) || llvm::TimePassesIsEnabled) return 1;
   unsigned most = build_threads();
   size_t n = 0;
   for (const llvm::Function& f : module) n += f.getInstructionCount();
@@ -139,11 +135,12 @@ void name_locals_for_split(llvm::Module& module) {
 
 // Machine code for each partition, on as many threads: `first` (a module of
 // the caller's context, or null) and each of `bitcode`, read into a context
-// of its own. With `optimise`, each partition goes through the -O2 pipeline
-// first, in its thread (docs/decisions/0067). Every thread has its own
-// target machine, made here: code generation writes to the one it uses.
+// of its own. With `optimise`, each partition goes through the pipeline at
+// `level` first, in its thread (docs/decisions/0067). Every thread has its
+// own target machine, a copy of `machine` (at `level`) made here: code
+// generation writes to the one it uses.
 std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVector<char, 0>>& bitcode,
-                           llvm::TargetMachine& machine, bool optimise,
+                           llvm::TargetMachine& machine, codegen::OptLevel level, bool optimise,
                            std::vector<llvm::SmallVector<char, 0>>& objects) {
   size_t skip = first ? 1 : 0;
   size_t n = bitcode.size() + skip;
@@ -151,7 +148,7 @@ std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVec
   for (auto& tm : machines) {
     tm.reset(machine.getTarget().createTargetMachine(
         machine.getTargetTriple().str(), machine.getTargetCPU(), machine.getTargetFeatureString(), machine.Options,
-        machine.getRelocationModel(), machine.getCodeModel(), machine.getOptLevel()));
+        machine.getRelocationModel(), machine.getCodeModel(), codegen::llvm_codegen_level(level)));
     if (!tm) return "internal error: no target machine for a code generation partition";
   }
   objects.resize(n);
@@ -170,7 +167,7 @@ std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVec
       read = std::move(*parsed);
       part = read.get();
     }
-    if (optimise) codegen::run_pipeline(*part, machines[i].get(), 2);
+    if (optimise) codegen::run_pipeline(*part, machines[i].get(), level);
     errors[i] = generate(*part, *machines[i], objects[i]);
   };
   std::vector<std::thread> threads;
@@ -182,7 +179,7 @@ std::string generate_parts(llvm::Module* first, const std::vector<llvm::SmallVec
   return "";
 }
 
-std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, unsigned n,
+std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, codegen::OptLevel level, unsigned n,
                            std::vector<llvm::SmallVector<char, 0>>& objects) {
   name_locals_for_split(module);
   std::vector<llvm::SmallVector<char, 0>> bitcode;
@@ -190,24 +187,25 @@ std::string generate_split(llvm::Module& module, llvm::TargetMachine& machine, u
     llvm::raw_svector_ostream os(bitcode.emplace_back());
     llvm::WriteBitcodeToFile(*part, os);
   });
-  return generate_parts(nullptr, bitcode, machine, false, objects);
+  return generate_parts(nullptr, bitcode, machine, level, false, objects);
 }
 
 // Writes the module's machine code as one object file or, split, several;
 // `paths` gets their names.
 std::string emit_objects(llvm::Module& module, const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts,
-                         llvm::TargetMachine& machine, const std::string& dir, std::vector<std::string>& paths) {
+                         llvm::TargetMachine& machine, codegen::OptLevel level, const std::string& dir,
+                         std::vector<std::string>& paths) {
   // Generated in memory first, so that --time-report tells machine code
   // generation and the file write apart.
   std::vector<llvm::SmallVector<char, 0>> objects;
   if (!unoptimised_parts.empty()) {
     Phase p("optimise + machine code (partitions in parallel)");
-    if (std::string err = generate_parts(&module, unoptimised_parts, machine, true, objects); !err.empty())
+    if (std::string err = generate_parts(&module, unoptimised_parts, machine, level, true, objects); !err.empty())
       return err;
   } else {
     Phase p("machine code (isel, regalloc, emit)");
-    unsigned n = partitions_for(module, machine);
-    std::string err = n > 1 ? generate_split(module, machine, n, objects)
+    unsigned n = partitions_for(module, level);
+    std::string err = n > 1 ? generate_split(module, machine, level, n, objects)
                             : generate(module, machine, objects.emplace_back());
     if (!err.empty()) return err;
   }
@@ -324,7 +322,8 @@ std::string check_output_path(const std::string& out_path) {
   return "";
 }
 
-std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, codegen::OptLevel level,
+                             const std::string& out_path,
                              const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts) {
   std::string archive = runtime_archive_path();
   if (!llvm::sys::fs::exists(archive)) {
@@ -336,7 +335,7 @@ std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine,
   if (tmp.path().empty()) return "cannot create a temporary directory";
   bool static_cxx = static_cxx_runtime(module);  // before splitting moves the module's functions
   std::vector<std::string> objects;
-  if (auto err = emit_objects(module, unoptimised_parts, machine, tmp.path(), objects); !err.empty()) return err;
+  if (auto err = emit_objects(module, unoptimised_parts, machine, level, tmp.path(), objects); !err.empty()) return err;
   return link(objects, archive, out_path, static_cxx);
 }
 

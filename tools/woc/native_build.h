@@ -8,6 +8,8 @@
 
 #include <llvm/ADT/SmallVector.h>
 
+#include "codegen/opt_level.h"
+
 namespace llvm {
 class Module;
 class TargetMachine;
@@ -15,11 +17,14 @@ class TargetMachine;
 
 namespace wo::driver {
 
-// Returns "" on success, else a one-line message (woc exits 2). When
-// `unoptimised_parts` is not empty, `module` and those are the partitions of
-// the program (parallel_optimise.h), each optimised at -O2 and compiled on a
-// thread of its own.
-std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, const std::string& out_path,
+// Returns "" on success, else a one-line message (woc exits 2). `machine`
+// generates code at `level` (target.h: target_machine for object files).
+// When `unoptimised_parts` is not empty, `module` and those are the
+// partitions of the program (parallel_optimise.h), each optimised at `level`
+// (-O2: pipeline.cpp partitions no other level) and compiled on a thread of
+// its own.
+std::string build_executable(llvm::Module& module, llvm::TargetMachine& machine, codegen::OptLevel level,
+                             const std::string& out_path,
                              const std::vector<llvm::SmallVector<char, 0>>& unoptimised_parts = {});
 
 // Threads for the machine code (and the optimiser) of a large module: the

@@ -65,8 +65,8 @@ ParseResult parse_options(int argc, char** argv) {
       o.update_deps = true;
     } else if (a == "--version") {
       o.version = true;
-    } else if (a.size() == 3 && a.substr(0, 2) == "-O" && a[2] >= '0' && a[2] <= '3') {
-      o.opt_level = a[2] - '0';
+    } else if (auto level = codegen::opt_level_flag(a)) {
+      o.opt_level = *level;
     } else if (a == "-g") {
       o.debug_info = true;  // full DWARF for a debugger (codegen/debug_info.cpp)
     } else if (a.substr(0, 2) == "-D") {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/opt_level.h"
 #include "tools/woc/time_report.h"
 
 namespace wo::driver {
@@ -18,7 +19,7 @@ struct Options {
   std::string output;                     // -o OUT (build)
   std::string emit_llvm;                  // --emit-llvm FILE ("" = no)
   std::set<std::string> defines;          // -D FLAG, for #if
-  int opt_level = 2;                      // -O0 .. -O3
+  codegen::OptLevel opt_level = codegen::kDefaultOptLevel;  // -O0 .. -O3
   bool debug_info = false;                // -g: full DWARF (run, build)
   std::vector<std::string> program_args;  // run: the arguments after `--`
   bool update_deps = false;               // --update-deps: re-resolve git deps, ignoring wo.lock

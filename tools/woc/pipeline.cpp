@@ -115,13 +115,16 @@ Compiled compile(const Options& opts, llvm::TargetMachine* machine, bool with_c_
     // several threads, by the build (docs/decisions/0067). Not when the
     // optimised module is asked for (--emit-llvm), nor under a sanitizer or
     // LLVM's pass timers (not thread-safe): those see the one module.
-    if (with_c_main && opts.opt_level == 2 && opts.emit_llvm.empty() && !*WOC_SANITIZE && !llvm::TimePassesIsEnabled) {
-      out.fast_codegen = codegen::prepare_optimize(*out.module, opts.opt_level);
-      if (!out.fast_codegen) out.unoptimised_parts = partition_for_optimising(*out.module, build_threads());
+    bool too_large = false;
+    if (with_c_main && opts.opt_level == codegen::OptLevel::O2 && opts.emit_llvm.empty() && !*WOC_SANITIZE &&
+        !llvm::TimePassesIsEnabled) {
+      too_large = codegen::prepare_optimize(*out.module, opts.opt_level);
+      if (!too_large) out.unoptimised_parts = partition_for_optimising(*out.module, build_threads());
       if (out.unoptimised_parts.empty()) codegen::run_pipeline(*out.module, machine, opts.opt_level);
     } else {
-      out.fast_codegen = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
+      too_large = codegen::optimize(*out.module, machine, opts.opt_level, WOC_SANITIZE);
     }
+    out.machine_code_level = too_large ? codegen::OptLevel::O0 : opts.opt_level;
   }
   if (!opts.emit_llvm.empty()) {
     Phase p("write --emit-llvm");

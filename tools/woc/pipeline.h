@@ -35,7 +35,10 @@ struct Compiled {
   int status = 0;  // 0: go on; 1: compile errors (printed); 2: I/O or internal error (printed)
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> module;  // set when a machine was given and status == 0
-  bool fast_codegen = false;  // a function was too large to optimise: emit machine code at -O0 too
+  // The level of the module's machine code: opts.opt_level, or -O0 when a
+  // function was too large to optimise (codegen::optimize). The caller makes
+  // the target machine that generates the code at this level.
+  codegen::OptLevel machine_code_level = codegen::kDefaultOptLevel;
   // A large program built at -O2: `module` is its first partition and these
   // the others, as bitcode, all optimised by the build on several threads
   // (parallel_optimise.h); `module` is then not optimised yet.

@@ -12,8 +12,8 @@
 
 namespace wo::driver {
 
-void init_native_target(int opt_level) {
-  static const bool done = [opt_level] {
+void init_native_target(codegen::OptLevel level) {
+  static const bool done = [level] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
@@ -33,25 +33,16 @@ void init_native_target(int opt_level) {
     //   them; clang's default x86-64 target does not), ~10% of machine code
     //   time on an out-of-order core that reorders the instructions anyway.
     std::vector<const char*> args = {"woc", "-disable-x86-domain-reassignment"};
-    if (opt_level == 2) args.insert(args.end(), {"-unroll-full-max-count=0", "-disable-post-ra"});
+    if (level == codegen::OptLevel::O2) args.insert(args.end(), {"-unroll-full-max-count=0", "-disable-post-ra"});
     llvm::cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(), "", &llvm::nulls());
     return true;
   }();
   (void)done;
 }
 
-static llvm::CodeGenOptLevel codegen_level(int opt_level) {
-  switch (opt_level) {
-    case 0: return llvm::CodeGenOptLevel::None;
-    case 1: return llvm::CodeGenOptLevel::Less;
-    case 3: return llvm::CodeGenOptLevel::Aggressive;
-    default: return llvm::CodeGenOptLevel::Default;
-  }
-}
-
-std::unique_ptr<llvm::orc::JITTargetMachineBuilder> host_machine(int opt_level, std::string& error) {
+std::unique_ptr<llvm::orc::JITTargetMachineBuilder> host_machine(codegen::OptLevel level, std::string& error) {
   Phase p("target setup (LLVM init, host detection)");
-  init_native_target(opt_level);
+  init_native_target(level);
   // detectHost fills in the triple, sys::getHostCPUName() and the host's features.
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) {
@@ -61,8 +52,26 @@ std::unique_ptr<llvm::orc::JITTargetMachineBuilder> host_machine(int opt_level, 
   auto out = std::make_unique<llvm::orc::JITTargetMachineBuilder>(std::move(*jtmb));
   out->setRelocationModel(llvm::Reloc::PIC_);
   out->setCodeModel(llvm::CodeModel::Small);
-  out->setCodeGenOptLevel(codegen_level(opt_level));
+  out->setCodeGenOptLevel(codegen::llvm_codegen_level(level));
   return out;
+}
+
+std::unique_ptr<llvm::TargetMachine> target_machine(const llvm::orc::JITTargetMachineBuilder& host,
+                                                    codegen::OptLevel level, CodeFor use, std::string& error) {
+  llvm::orc::JITTargetMachineBuilder at(host);
+  at.setCodeGenOptLevel(codegen::llvm_codegen_level(level));
+  // Object files at -O0 have every branch written in its long form at once
+  // (the assembler's "relax all", which clang's driver passed at -O0 until
+  // LLVM 19): no fragment per jump and no relaxation passes over them and
+  // the line table at the end (MCAssembler::layout was 5% of an -O0 build's
+  // instructions). The code is ~5% larger, which -O0 does not mind.
+  if (use == CodeFor::ObjectFile && !codegen::optimising(level)) at.getOptions().MCOptions.MCRelaxAll = true;
+  auto tm = at.createTargetMachine();
+  if (!tm) {
+    error = llvm::toString(tm.takeError());
+    return nullptr;
+  }
+  return std::move(*tm);
 }
 
 }  // namespace wo::driver

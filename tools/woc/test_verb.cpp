@@ -189,12 +189,8 @@ int test_verb(const Options& opts) {
   }
   std::string error;
   auto builder = host_machine(opts.opt_level, error);
-  std::unique_ptr<llvm::TargetMachine> machine;
-  if (builder) {
-    auto tm = builder->createTargetMachine();
-    if (tm) machine = std::move(*tm);
-    else error = llvm::toString(tm.takeError());
-  }
+  std::unique_ptr<llvm::TargetMachine> machine =
+      builder ? target_machine(*builder, opts.opt_level, CodeFor::ObjectFile, error) : nullptr;
   if (!machine) return driver_failure("no target for this host: " + error);
 
   std::vector<TestCase> tests;
@@ -222,9 +218,14 @@ int test_verb(const Options& opts) {
       fs::remove_all(dir, e);
     }
   } cleanup{tmp};
-  if (c.fast_codegen) machine->setOptLevel(llvm::CodeGenOptLevel::None);
+  if (c.machine_code_level != opts.opt_level) {
+    machine = target_machine(*builder, c.machine_code_level, CodeFor::ObjectFile, error);
+    if (!machine) return driver_failure("no target for this host: " + error);
+  }
   std::string exe = (tmp / "tests").string();
-  if (std::string failed = build_executable(*c.module, *machine, exe, c.unoptimised_parts); !failed.empty()) return driver_failure(failed);
+  if (std::string failed = build_executable(*c.module, *machine, c.machine_code_level, exe, c.unoptimised_parts);
+      !failed.empty())
+    return driver_failure(failed);
   c.module.reset();
 
   fs::path cwd = fs::is_directory(opts.path, ec) ? fs::path(opts.path) : fs::path(opts.path).parent_path();
