@@ -34,6 +34,10 @@ expect build-needs-o 2 '^woc: build needs -o' -- "$woc" build "$tmp/ok.wo"
 expect debug-help-run 0 '^  -g  ' -- "$woc" run --help
 expect debug-help-build 0 '^  -g  ' -- "$woc" build --help
 expect debug-check-refused 2 '^woc: -g is only accepted by `woc run` and `woc build`' -- "$woc" check -g "$tmp/ok.wo"
+# Not silently dropped by the tool verbs either (they return before the check above).
+expect debug-fmt-refused 2 '^woc: -g is only accepted by `woc run` and `woc build`' -- "$woc" fmt -g "$tmp/ok.wo"
+expect debug-test-refused 2 '^woc: -g is only accepted by `woc run` and `woc build`' -- "$woc" test -g "$tmp"
+expect debug-explain-refused 2 '^woc: -g is only accepted by `woc run` and `woc build`' -- "$woc" explain -g WO-E403
 expect debug-run 7 '^args 0$' -- "$woc" run -g "$tmp/ok.wo"
 expect unknown-option 2 '^woc: ' -- "$woc" check --frobnicate "$tmp/ok.wo"
 expect compile-error 1 'error WO-E209' -- "$woc" check "$tmp/bad.wo"

@@ -63,6 +63,10 @@ bool finish_tool_verb(ParseResult& r, const std::vector<std::string>& positional
     r.error = "-o is only accepted by `woc build`";
     return true;
   }
+  if (o.debug_info) {  // refused, never silently dropped
+    r.error = "-g is only accepted by `woc run` and `woc build`";
+    return true;
+  }
   if (o.verb != Verb::Test && (!o.defines.empty() || !o.emit_llvm.empty() || o.update_deps)) {
     r.error = std::string("-D, --emit-llvm and --update-deps are not accepted by `woc ") +
               (o.verb == Verb::Fmt ? "fmt" : "explain") + "`";
