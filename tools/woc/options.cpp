@@ -152,8 +152,7 @@ ParseResult parse_options(int argc, char** argv) {
 }
 
 std::string help_text(Verb verb) {
-  const char* common =
-      "Options:\n"
+  const char* common =  // after each verb's "Options:" heading and its own options
       "  -D FLAG           define FLAG for #if (repeatable; also -DFLAG)\n"
       "  -O0 .. -O3        optimisation level (default -O2)\n"
       "  --emit-llvm FILE  also write the optimised LLVM IR to FILE\n"
@@ -176,6 +175,7 @@ std::string help_text(Verb verb) {
                  "in process with the LLVM JIT. ARGS after `--` are passed to main.\n"
                  "Exit status: the program's own; 1 on compile errors; 2 on usage or I/O errors.\n"
                  "\n"
+                 "Options:\n"
                  "  -g                full debug info (locals, types), registered with gdb's JIT interface\n") +
              common;
     case Verb::Build:
@@ -183,9 +183,10 @@ std::string help_text(Verb verb) {
                  "Usage: woc build PATH -o OUT [options]\n"
                  "\n"
                  "Compiles the program at PATH to the native executable OUT, linked with the\n"
-                 "woc runtime (libwo_runtime.a next to woc) by the system `c++` driver.\n"
+                 "woc runtime (libwo_runtime.a next to woc, or in ../lib/woc when installed).\n"
                  "Exit status: 0 on success; 1 on compile errors; 2 on usage, I/O or link errors.\n"
                  "\n"
+                 "Options:\n"
                  "  -o OUT            the executable to write\n"
                  "  -g                full DWARF debug info (locals, types) for gdb; without it the\n"
                  "                    executable still carries line tables (trap backtraces)\n") +
@@ -197,7 +198,8 @@ std::string help_text(Verb verb) {
                  "Reports the diagnostics of the program at PATH without running it.\n"
                  "Exit status: 0 if there are no errors (warnings allowed); 1 on errors;\n"
                  "2 on usage or I/O errors.\n"
-                 "\n") +
+                 "\n"
+                 "Options:\n") +
              common;
     case Verb::Fmt:
     case Verb::Test:
@@ -219,7 +221,8 @@ std::string help_text(Verb verb) {
              "  fmt [--check] PATH...   lay .wo files out in the canonical style\n"
              "  explain [WO-E###]       explain a diagnostic code (alone: list them)\n"
              "  lsp                     the language server for editors (stdio; woc lsp --help)\n"
-             "\n") +
+             "\n"
+             "Options:\n") +
          common +
          "  --version         print the version\n"
          "\n"
