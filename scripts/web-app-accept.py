@@ -121,7 +121,8 @@ def loris(port):
     print("%s status %s, closed=%s after %d ms (limit 2500)" % ("ok" if ok else "bad", st, closed, ms))
 
 
-def raw_status(port, request):
+def exchange(port, request):
+    """The bytes a fresh connection answers `request` with, read to EOF."""
     s = connect(port, 5)
     try:
         s.sendall(request)
@@ -129,7 +130,11 @@ def raw_status(port, request):
         pass
     data, _ = read_to_eof(s)
     s.close()
-    return status_of(data)
+    return data
+
+
+def raw_status(port, request):
+    return status_of(exchange(port, request))
 
 
 def two_cl(port):
@@ -243,13 +248,7 @@ def churn(port):
 def response(port, request):
     """One exchange on a fresh connection, read to EOF: (status, headers
     with lowercase names, body bytes cut at content-length)."""
-    s = connect(port, 5)
-    try:
-        s.sendall(request)
-    except OSError:
-        pass
-    data, _ = read_to_eof(s)
-    s.close()
+    data = exchange(port, request)
     head_, _, body = data.partition(b"\r\n\r\n")
     hs = {}
     for line in head_.split(b"\r\n")[1:]:
