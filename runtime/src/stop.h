@@ -16,6 +16,10 @@ namespace sched {
 // its blocking builtin ends the program. Other fibers keep running through
 // the stop drain (decision 0027).
 bool stop_ends_current();
+// The stop-signal handler writes to this eventfd (-1: none) so a parked
+// `main` notices a SIGTERM/SIGINT at once; the scheduler sets it to shard
+// 0's wake-up fd while actors run (shard.cpp).
+void set_stop_wake_fd(int fd);
 }  // namespace sched
 
 }  // namespace wo

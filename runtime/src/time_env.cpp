@@ -16,7 +16,6 @@
 #include "stop.h"
 #include "trap.h"
 #include "sched/sched.h"
-#include "sched/shard_internal.h"
 #include "wo_db.h"
 
 namespace {

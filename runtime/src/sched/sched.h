@@ -21,6 +21,7 @@
 #include "../small_heap.h"
 #include "deadlines.h"
 #include "external_wait.h"
+#include "unwind.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -30,10 +31,8 @@ struct Shard;
 struct Actor;
 struct CallWait;
 
-// Thrown into a fiber that must end without running further user code: the
-// program is shutting down, or a stop signal ended a park. Not a trap:
-// wo_catch lets it pass, so `.wo` `try` never catches it; drops still run.
-struct Unwind {};
+// struct Unwind (unwind.h): thrown into a fiber that must end without
+// running further user code.
 
 // Fiber, Actor, Shard and Runtime each start on their own cache line: they
 // are allocated one after the other but written by different shards, and

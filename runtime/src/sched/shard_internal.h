@@ -41,8 +41,4 @@ void shutdown();
 // (external_wait.h) no longer posts to this scheduler's shards.
 void close_external_waits();
 void open_external_waits(Runtime* rt);  // publish_durable posts to its shards from now on
-// The stop-signal handler writes to this eventfd (-1: none) so a parked
-// `main` notices a SIGTERM/SIGINT at once (time_env.cpp).
-void set_stop_wake_fd(int fd);
-
 }  // namespace wo::sched
