@@ -478,24 +478,12 @@ struct Decoder {
       return is_heap_type(t->elem) || out != nil_word(t->elem);
     }
     switch (t->kind) {
-      case WO_TY_INT: {
-        if (t->cls && *p == '{') return row_object(t, out);
-        const char* s;
-        bool is_int;
-        if (!number(&s, &is_int) || !is_int) return false;
-        bool neg = *s == '-';
-        uint64_t mag = 0;
-        const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-        for (const char* q = s + neg; q < p; ++q) {
-          uint64_t d = static_cast<uint64_t>(*q - '0');
-          if (mag > (limit - d) / 10) return false;
-          mag = mag * 10 + d;
-        }
-        out = neg ? 0 - mag : mag;
-        // A @table row is its id, and only a row that exists (decision 0088).
-        if (t->cls) return wo_db_exists(static_cast<uint32_t>(t->nvariants), static_cast<int64_t>(out));
-        return true;
-      }
+      case WO_TY_INT:
+        if (!t->cls) return integer(out);
+        // A @table row is its id (or an object naming it), and only a row
+        // that exists (decision 0088).
+        if (*p == '{' ? !row_object(t->cls->size != 0, out) : !integer(out)) return false;
+        return wo_db_exists(static_cast<uint32_t>(t->nvariants), static_cast<int64_t>(out));
       case WO_TY_FLOAT: {
         const char* s;
         bool is_int;
@@ -541,9 +529,27 @@ struct Decoder {
       std::memcpy(field, &w, sizeof w);
   }
 
+  // An integer-shaped JSON number that fits int64.
+  bool integer(uint64_t& out) {
+    const char* s;
+    bool is_int;
+    if (!number(&s, &is_int) || !is_int) return false;
+    bool neg = *s == '-';
+    uint64_t mag = 0;
+    const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+    for (const char* q = s + neg; q < p; ++q) {
+      uint64_t d = static_cast<uint64_t>(*q - '0');
+      if (mag > (limit - d) / 10) return false;
+      mag = mag * 10 + d;
+    }
+    out = neg ? 0 - mag : mag;
+    return true;
+  }
+
   // A row written as json.encode writes one: the object's "id" names it
-  // (the other keys are skipped: decoding never writes the store).
-  bool row_object(const WoTypeDesc* t, uint64_t& out) {
+  // (the other keys are skipped: decoding never writes the store). Without
+  // `id_key` (a column is called `id`) no key names the row.
+  bool row_object(bool id_key, uint64_t& out) {
     if (!eat('{')) return false;
     if (++depth > kMaxDecodeDepth) return false;
     bool found = false;
@@ -551,10 +557,9 @@ struct Decoder {
     if (!eat('}')) {
       do {
         if (!string(key) || !eat(':')) return false;
-        if (key == "id" && t->cls->size != 0) {
-          WoTypeDesc id_only = *t;
-          id_only.cls = nullptr;
-          if (!value(&id_only, out)) return false;
+        if (id_key && key == "id") {
+          ws();
+          if (!integer(out)) return false;
           found = true;
         } else if (!skip()) {
           return false;
@@ -563,7 +568,7 @@ struct Decoder {
       if (!eat('}')) return false;
     }
     --depth;
-    return found && wo_db_exists(static_cast<uint32_t>(t->nvariants), static_cast<int64_t>(out));
+    return found;
   }
 
   bool object(const WoClassDesc* c, uint64_t& out) {
