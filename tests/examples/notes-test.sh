@@ -17,12 +17,10 @@ fail() { echo "notes-test: $*"; exit 1; }
 "$WOC" test "$ROOT/examples/notes" || fail "woc test failed"
 "$WOC" build "$ROOT/examples/notes" -o "$TMP/notes" || fail "woc build failed"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+source "$ROOT/tests/lib/listen.sh"  # start_listening: sets port and server
 start() {
-  WO_DATA=$TMP/data "$TMP/notes" "$port" >"$TMP/log" 2>&1 &
-  server=$!
-  for _ in $(seq 100); do grep -qs listening "$TMP/log" && return; sleep 0.05; done
-  fail "the server did not start: $(cat "$TMP/log")"
+  start_listening 47710 47760 "$TMP/log" "$TMP/err" env WO_DATA="$TMP/data" "$TMP/notes" "{port}" ||
+    fail "the server did not start: $(cat "$TMP/log" "$TMP/err")"
 }
 stop() { kill -TERM "$server"; wait "$server" 2>/dev/null; server=; }
 mkdir "$TMP/data"

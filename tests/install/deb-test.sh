@@ -12,10 +12,7 @@ build=$(cd "$1" && pwd)
 command -v dpkg-deb >/dev/null || { echo "SKIP: no dpkg-deb"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1 -- $2"; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"  # ok, bad, pass, fail
 
 if ! out=$(cd "$build" && cpack -G DEB -B "$tmp/pkg" 2>&1); then
   echo "FAIL cpack -G DEB: $(tail -20 <<<"$out")"

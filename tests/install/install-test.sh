@@ -15,10 +15,7 @@ root=$(cd "$here/../.." && pwd)
 build=$(cd "$1" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1 -- $2"; }
+source "$root/tests/lib/expect.sh"  # ok, bad, pass, fail
 
 prefix=$tmp/prefix
 if ! out=$(cmake --install "$build" --prefix "$prefix" 2>&1); then
@@ -47,15 +44,14 @@ fn main() {
   print("${r.status} ${r.body}")
 }
 WO
-cp "$here/installed-woc.sh" "$work/installed-woc.sh"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cp "$here/installed-woc.sh" "$root/tests/lib/expect.sh" "$root/tests/lib/listen.sh" "$work/"
 
 # Hide the source tree and the build directory when we can (the tmpfs is
 # mounted in a private mount namespace: nothing outside sees it).
 hide=("$root")
 [[ $build == "$root"/* ]] || hide+=("$build")
 inner=(env -i PATH="$prefix/bin:/usr/bin:/bin" HOME="$work/home" LANG=C.UTF-8 bash "$work/installed-woc.sh"
-       "$prefix" "$work" "$port" "$root" "$build")
+       "$prefix" "$work" "$root" "$build")
 if unshare -rm true 2>/dev/null; then
   mounts=""
   for d in "${hide[@]}"; do mounts+="mount -t tmpfs wo-hidden '$d' && "; done

@@ -2,13 +2,12 @@
 # The half of tests/install/install-test.sh that runs with the installed woc
 # alone (a clean environment, possibly with the source and build trees hidden).
 #
-#   installed-woc.sh PREFIX WORK PORT SOURCE_ROOT BUILD_DIR hidden|visible
+#   installed-woc.sh PREFIX WORK SOURCE_ROOT BUILD_DIR hidden|visible
+# tests/lib's expect.sh and listen.sh are copied into WORK beside it.
 set -uo pipefail
-prefix=$1 work=$2 port=$3 root=$4 build=$5 mode=$6
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1 -- $2"; }
+prefix=$1 work=$2 root=$3 build=$4 mode=$5
+source "$work/expect.sh"  # ok, bad, pass, fail
+source "$work/listen.sh"  # start_listening
 
 w=$(command -v woc)
 if [[ $w == "$prefix/bin/woc" ]]; then ok woc-on-path; else bad woc-on-path "command -v woc: '$w'"; fi
@@ -25,14 +24,11 @@ out=$(woc build "$app" -o "$app/web-app" 2>&1)
 if [[ $? == 0 && -x $app/web-app ]]; then ok web-app-build; else bad web-app-build "$(head -5 <<<"$out" | tr '\n' ' ')"; fi
 
 log=$work/web-app.log
-WA_TOKEN=s3cr3t WO_EPHEMERAL=1 "$app/web-app" "$port" >"$log" 2>&1 &
-server=$!
-for ((i = 0; i < 200; i++)); do
-  grep -q listening "$log" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.05
-done
-if grep -q listening "$log"; then ok web-app-listening; else bad web-app-listening "$(head -5 "$log" | tr '\n' ' ')"; fi
+if start_listening 47810 47860 "$log" "$work/web-app.err" env WA_TOKEN=s3cr3t WO_EPHEMERAL=1 "$app/web-app" "{port}"; then
+  ok web-app-listening
+else
+  bad web-app-listening "$(head -5 "$log" "$work/web-app.err" | tr '\n' ' ')"
+fi
 base=http://127.0.0.1:$port
 # The app answers host `a` (421 for any other: examples/web-app/main.wo).
 auth=(-H "host: a" -H "authorization: Bearer s3cr3t")
