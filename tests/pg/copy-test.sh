@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The copy tool of issue 13 item 8 (runtime/src/pg/copy.cpp): a program's
+# The copy tool of issue 13 item 8 (runtime/src/wo_db/copy.cpp): a program's
 # embedded store, written by tests/pg/copy_program (`write`: gaps in the ids,
 # a deleted last row, refs, nullable, container and bytes fields), is copied
 # into a fresh PostgreSQL database by the same program started with

@@ -9,7 +9,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
-#include "runtime/src/db/codec.h"
+#include "runtime/src/db/model.h"
 #include "runtime/src/db/file_header.h"
 #include "runtime/src/db/frame.h"
 #include "support.h"

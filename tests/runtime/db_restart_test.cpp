@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "runtime/src/db/checkpoint.h"
-#include "runtime/src/db/codec.h"
+#include "runtime/src/db/model.h"
 #include "runtime/src/db/engine.h"
 #include "runtime/src/db/file_header.h"
 #include "runtime/src/db/replay.h"

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "runtime/src/db/codec.h"
+#include "runtime/src/db/model.h"
 #include "runtime/src/db/file_header.h"
 #include "runtime/src/db/frame.h"
 #include "tests/db/db_test_support.h"

@@ -5,11 +5,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "runtime/src/db/codec.h"
+#include "runtime/src/db/model.h"
 #include "runtime/src/db/crc32.h"
 #include "runtime/src/db/frame.h"
 #include "runtime/src/db/row.h"
-#include "runtime/src/db/schema.h"
 #include "tests/db/db_test_support.h"
 
 using namespace wo::db;

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "codec.h"
+#include "model.h"
 #include "file_header.h"
 #include "frame.h"
 #include "log_file.h"

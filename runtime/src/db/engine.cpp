@@ -15,7 +15,7 @@
 #include "../trap.h"
 #include "bulk_index.h"
 #include "checkpoint.h"
-#include "codec.h"
+#include "model.h"
 #include "common/traps.h"
 #include "file_header.h"
 #include "frame.h"
@@ -107,12 +107,14 @@ int Engine::open(const WoDbSchema* abi, const WoDbConfig* config, std::string* e
   int rc = e->start(cfg, err);
   if (rc != 0) return rc;
   g_engine = e.release();
+  store::set_current(g_engine);
   return 0;
 }
 
 void Engine::close() {
   if (!g_engine) return;
   g_engine->abort();
+  if (store::current() == g_engine) store::set_current(nullptr);
   delete g_engine;
   g_engine = nullptr;
 }

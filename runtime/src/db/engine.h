@@ -31,9 +31,10 @@
 #include <thread>
 #include <utility>
 
+#include "../store/backend.h"
 #include "group_commit.h"
 #include "log_file.h"
-#include "schema.h"
+#include "model.h"
 #include "store.h"
 #include "wo_db.h"
 
@@ -50,48 +51,57 @@ struct CheckpointStats {
   uint64_t rows_limit = 0;      // the bound on that (CheckpointFile::kSliceRows)
 };
 
-class Engine {
+// The embedded engine is a store back end (store/backend.h): with a
+// directory or file WO_DATA, or none, it is the process's store.
+class Engine final : public store::Backend {
  public:
   // Creates the process's engine; 0, or 2 with *err (a start-up refusal).
+  // It becomes the process's store (store::current()).
   static int open(const WoDbSchema* schema, const WoDbConfig* config, std::string* err);
   static void close();
   static Engine* instance();
   static Engine& need(const WoSite* site);   // traps DB `database engine not initialized`
 
-  int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site);
-  void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site);
-  void remove(uint32_t cls, int64_t id, const WoSite* site);
+  int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site) override;
+  void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site) override;
+  void remove(uint32_t cls, int64_t id, const WoSite* site) override;
 
-  // Rows held outside the engine (a PostgreSQL WO_DATA, decision 0056):
-  // see Store::hold_outside. Call before any statement runs.
-  void hold_outside(std::vector<bool> classes, Store::OutsideExists exists) {
-    store_.hold_outside(std::move(classes), exists);
+  // Classes whose rows another back end holds, in a composition of stores
+  // (wo_db/mixed.h: PostgreSQL's durable tables beside this engine's RAM
+  // ones, decision 0056). A row's ref to one is checked with `holder`'s
+  // exists under the write lock (never parking) and counted here. Call
+  // before any statement runs.
+  void hold_foreign(std::vector<bool> classes, store::Backend* holder) {
+    store_.hold_foreign(std::move(classes), holder);
   }
-  // Deletes outside row (cls, id) by calling `del` under the write lock,
-  // unless a RAM row refers to it (trap FK restrict): no RAM row can take a
-  // ref to it between the check and the delete. `del` must not park.
-  void outside_remove(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del);
+  // Deletes foreign row (cls, id) by calling `del` under the write lock
+  // (never parking), unless a row here refers to it (trap FK restrict): no
+  // row can take a ref to it between the check and the delete.
+  void remove_foreign(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del);
 
-  uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site);
-  bool exists(uint32_t cls, int64_t id);
-  int64_t count(uint32_t cls, const WoSite* site);
-  WoList* scan(uint32_t cls, const WoSite* site);
-  WoList* probe(uint32_t cls, uint32_t field, uint64_t key, int64_t limit, const WoSite* site);
-  int64_t probe_count(uint32_t cls, uint32_t field, uint64_t key, const WoSite* site);
-  WoList* probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site);
+  uint64_t get(uint32_t cls, int64_t id, uint32_t field, const WoSite* site) override;
+  bool exists(uint32_t cls, int64_t id) override;
+  int64_t count(uint32_t cls, const WoSite* site) override;
+  WoList* scan(uint32_t cls, const WoSite* site) override;
+  WoList* probe(uint32_t cls, uint32_t field, uint64_t key, int64_t limit, const WoSite* site) override;
+  int64_t probe_count(uint32_t cls, uint32_t field, uint64_t key, const WoSite* site) override;
+  WoList* probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site) override;
   WoList* range(uint32_t cls, uint32_t field, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
-                const WoSite* site);
-  void sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site);
-  // The id the class's next insert gets (runtime/src/pg/copy.cpp copies it).
+                const WoSite* site) override;
+  void sort(uint32_t cls, WoList* ids, uint32_t field, bool desc, const WoSite* site) override;
+  // The id the class's next insert gets (runtime/src/wo_db/copy.cpp copies it).
   int64_t next_id(uint32_t cls, const WoSite* site) { return table(cls, site).next_id; }
 
-  void begin(const WoSite* site);
-  void commit(const WoSite* site);
-  void abort() noexcept;
-  bool checkpoint_now();
-  void flush() { if (commit_) commit_->drain(); }  // wo_db_flush
-  void wait_durable(uint64_t seq) { if (commit_) commit_->wait_durable(seq); }  // wo_db_wait_durable
-  void want_durable(uint64_t seq) {  // wo_db_want_durable
+  void begin(const WoSite* site) override;
+  void commit(const WoSite* site) override;
+  void abort() noexcept override;
+  bool in_tx() override { return current_tx() != nullptr; }
+  void* detach() override;
+  void attach(void* tx) override;
+  bool checkpoint_now() override;
+  void flush() override { if (commit_) commit_->drain(); }  // wo_db_flush
+  void wait_durable(uint64_t seq) override { if (commit_) commit_->wait_durable(seq); }  // wo_db_wait_durable
+  void want_durable(uint64_t seq) override {  // wo_db_want_durable
     if (commit_ && !commit_->want(seq)) commit_->wait_durable(seq);
   }
   GroupCommit* group_commit() { return commit_.get(); }  // tests: stats, holding the log writer
@@ -110,7 +120,7 @@ class Engine {
   // (decision 0069: it is the only thread that has used the store).
   bool solo_now();
 
-  ~Engine();
+  ~Engine() override;
 
  private:
   explicit Engine(Schema schema);
@@ -273,9 +283,6 @@ extern std::function<void()> before_background_index;
 // it asks for the lock (it holds nothing then).
 extern std::atomic<void (*)()> before_write_lock;
 }  // namespace testing
-
-// wo_db_sort_keys: `ids` sorted in place by computed keys (reads.cpp). Needs no store.
-void sort_by_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site);
 
 // The calling thread's open transaction (NULL if none).
 Tx* current_tx();

@@ -1,7 +1,7 @@
 // The store file header (see file_header.h).
 #include "file_header.h"
 
-#include "codec.h"
+#include "model.h"
 #include "frame.h"
 
 namespace wo::db {

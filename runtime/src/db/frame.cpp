@@ -1,7 +1,7 @@
 // Frame encoding and scanning (see frame.h).
 #include "frame.h"
 
-#include "codec.h"
+#include "model.h"
 #include "crc32.h"
 
 namespace wo::db {

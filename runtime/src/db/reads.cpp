@@ -309,25 +309,4 @@ void Engine::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite
   for (size_t i = 0; i < rows.size(); ++i) ids->data[i] = static_cast<uint64_t>(rows[i].id);
 }
 
-void sort_by_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool desc, const WoSite* site) {
-  wo::need(ids, site);
-  wo::need(keys, site);
-  if (ids->len != keys->len) wo::raise(static_cast<int64_t>(TrapCode::BOUNDS), site, "order by: one key per row");
-  Field fd;  // the key as if it were a column: one encoding, one order (key.h)
-  fd.kind = static_cast<Kind>(kind);
-  fd.nullable = nullable;
-  std::vector<IndexEntry> rows;
-  rows.reserve(static_cast<size_t>(ids->len));
-  for (int64_t i = 0; i < ids->len; ++i) {
-    std::string k;
-    append_key_abi(k, fd, keys->data[i]);
-    rows.push_back(IndexEntry{std::move(k), static_cast<int64_t>(ids->data[i])});
-  }
-  if (desc)
-    std::stable_sort(rows.begin(), rows.end(), [](const IndexEntry& a, const IndexEntry& b) { return b.key < a.key; });
-  else
-    std::stable_sort(rows.begin(), rows.end(), [](const IndexEntry& a, const IndexEntry& b) { return a.key < b.key; });
-  for (size_t i = 0; i < rows.size(); ++i) ids->data[i] = static_cast<uint64_t>(rows[i].id);
-}
-
 }  // namespace wo::db

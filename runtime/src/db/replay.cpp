@@ -9,7 +9,7 @@
 
 #include "boot_memory.h"
 #include "bulk_index.h"
-#include "codec.h"
+#include "model.h"
 #include "frame.h"
 #include "row.h"
 

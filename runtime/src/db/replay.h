@@ -31,8 +31,7 @@
 #include <vector>
 
 #include "frame.h"
-#include "migrate.h"
-#include "schema.h"
+#include "model.h"
 #include "store.h"
 
 namespace wo::db {

@@ -7,7 +7,7 @@
 #include "../heap.h"
 #include "../trap.h"
 #include "common/traps.h"
-#include "value.h"
+#include "model.h"
 
 namespace wo::db {
 

@@ -9,8 +9,7 @@
 
 #include "../asan_poison.h"
 #include "boot_memory.h"
-#include "codec.h"
-#include "schema.h"
+#include "model.h"
 
 namespace wo::db {
 
@@ -29,9 +28,6 @@ struct Row {
   uint64_t* slots() { return reinterpret_cast<uint64_t*>(this + 1); }
   const uint64_t* slots() const { return reinterpret_cast<const uint64_t*>(this + 1); }
 };
-
-// Largest Text/Bytes the log can frame (u32 length, 0xFFFFFFFF = nil).
-inline constexpr uint64_t kMaxBlob = 0xFFFFFFFEu;
 
 inline const Blob* as_blob(uint64_t w) { return reinterpret_cast<const Blob*>(w); }
 uint64_t blob_word(const char* p, uint64_t n);     // traps OOM

@@ -1,6 +1,8 @@
 // The row choke points: attach, detach, set_field.
 #include "store.h"
 
+#include "../sched/external_wait.h"
+
 namespace wo::db {
 
 Store::Store(const Schema* schema) : schema_(schema) {
@@ -20,28 +22,31 @@ int Store::missing_ref(const Table& t, const uint64_t* slots) const {
 bool Store::ref_target_exists(const Field& f, uint64_t target) const {
   if (target == 0) return true;
   uint32_t cls = static_cast<uint32_t>(f.ref_class);
-  if (outside(cls)) return outside_exists_(cls, static_cast<int64_t>(target));
+  if (foreign(cls)) {
+    sched::NoParkScope hold_the_shard;  // the caller holds the engine's write lock
+    return foreign_holder_->exists(cls, static_cast<int64_t>(target));
+  }
   return tables_[cls]->find(static_cast<int64_t>(target)) != nullptr;
 }
 
-void Store::hold_outside(std::vector<bool> classes, OutsideExists exists) {
-  outside_ = std::move(classes);
-  outside_exists_ = exists;
+void Store::hold_foreign(std::vector<bool> classes, store::Backend* holder) {
+  foreign_ = std::move(classes);
+  foreign_holder_ = holder;
 }
 
-uint64_t Store::outside_inbound(uint32_t cls, int64_t id) const {
-  auto it = outside_inbound_.find({cls, id});
-  return it == outside_inbound_.end() ? 0 : it->second;
+uint64_t Store::foreign_inbound(uint32_t cls, int64_t id) const {
+  auto it = foreign_inbound_.find({cls, id});
+  return it == foreign_inbound_.end() ? 0 : it->second;
 }
 
 void Store::bump(const Field& f, uint64_t target, int delta) {
   if (!counting_ || target == 0) return;
   uint32_t cls = static_cast<uint32_t>(f.ref_class);
-  if (outside(cls)) {
+  if (foreign(cls)) {
     auto key = std::make_pair(cls, static_cast<int64_t>(target));
-    uint64_t& n = outside_inbound_[key];
+    uint64_t& n = foreign_inbound_[key];
     n += static_cast<uint64_t>(static_cast<int64_t>(delta));
-    if (n == 0) outside_inbound_.erase(key);
+    if (n == 0) foreign_inbound_.erase(key);
     return;
   }
   if (Row* r = tables_[cls]->find(static_cast<int64_t>(target))) r->inbound += delta;
@@ -114,7 +119,7 @@ void Store::recount() {
     return;
   }
   for (auto& t : tables_) t->each([](int64_t, Row* r) { r->inbound = 0; });
-  outside_inbound_.clear();
+  foreign_inbound_.clear();
   counting_ = true;
   for (auto& t : tables_) t->each([&](int64_t, Row* r) { count_refs(t->def(), r->slots(), +1); });
 }

@@ -9,8 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../store/backend.h"
 #include "boot_memory.h"
-#include "schema.h"
+#include "model.h"
 #include "table.h"
 
 namespace wo::db {
@@ -29,15 +30,14 @@ class Store {
   // Whether the row a ref field's word names exists (nil: yes).
   bool ref_target_exists(const Field& f, uint64_t target) const;
 
-  // Classes whose rows live outside the engine (a PostgreSQL WO_DATA's
-  // durable tables, decision 0056): a RAM row's ref to one is checked by
-  // `exists` (called under the engine's write lock; it must not park), and
-  // counted here instead of in the target row's `inbound`.
-  using OutsideExists = bool (*)(uint32_t cls, int64_t id);
-  void hold_outside(std::vector<bool> classes, OutsideExists exists);
-  bool outside(uint32_t cls) const { return cls < outside_.size() && outside_[cls]; }
-  // RAM rows referring to outside row (cls, id).
-  uint64_t outside_inbound(uint32_t cls, int64_t id) const;
+  // Classes whose rows another back end holds (Engine::hold_foreign): a
+  // row's ref to one is checked with `holder`'s exists (under the engine's
+  // write lock, never parking), and counted here instead of in the target
+  // row's `inbound`.
+  void hold_foreign(std::vector<bool> classes, store::Backend* holder);
+  bool foreign(uint32_t cls) const { return cls < foreign_.size() && foreign_[cls]; }
+  // Rows here referring to foreign row (cls, id).
+  uint64_t foreign_inbound(uint32_t cls, int64_t id) const;
 
   // `row` enters `t` as `id` (slot empty): indexes, and +1 on each row it
   // refers to. All or nothing under OOM: on success the table owns the
@@ -69,14 +69,14 @@ class Store {
   BootArena arena_;  // before tables_: unmapped after their rows are gone
   std::vector<std::unique_ptr<Table>> tables_;
   bool counting_ = true;
-  std::vector<bool> outside_;
-  OutsideExists outside_exists_ = nullptr;
-  struct OutsideKeyHash {
+  std::vector<bool> foreign_;
+  store::Backend* foreign_holder_ = nullptr;
+  struct ForeignKeyHash {
     size_t operator()(const std::pair<uint32_t, int64_t>& k) const {
       return std::hash<int64_t>()(k.second) * 31 + k.first;
     }
   };
-  std::unordered_map<std::pair<uint32_t, int64_t>, uint64_t, OutsideKeyHash> outside_inbound_;
+  std::unordered_map<std::pair<uint32_t, int64_t>, uint64_t, ForeignKeyHash> foreign_inbound_;
 };
 
 }  // namespace wo::db

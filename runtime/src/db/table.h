@@ -20,7 +20,7 @@
 #include "key.h"
 #include "ordered.h"
 #include "row.h"
-#include "schema.h"
+#include "model.h"
 #include "unique_hash.h"
 
 namespace wo::db {

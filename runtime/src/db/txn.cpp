@@ -148,4 +148,12 @@ void Engine::abort() noexcept {
   delete tx;
 }
 
+void* Engine::detach() {
+  Tx* tx = current_tx();
+  set_current_tx(nullptr);
+  return tx;
+}
+
+void Engine::attach(void* tx) { set_current_tx(static_cast<Tx*>(tx)); }
+
 }  // namespace wo::db

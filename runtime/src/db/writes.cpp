@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../sched/external_wait.h"
 #include "../trap.h"
 #include "common/traps.h"
 #include "engine.h"
@@ -190,9 +191,10 @@ void Engine::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoS
   if (seq) commit_->wait(seq);
 }
 
-void Engine::outside_remove(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del) {
+void Engine::remove_foreign(uint32_t cls, int64_t id, const WoSite* site, const std::function<void()>& del) {
   auto lk = lock_write();
-  if (store_.outside_inbound(cls, id) != 0) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+  if (store_.foreign_inbound(cls, id) != 0) trap(TrapCode::FK, site, "row is still referenced (restrict)");
+  sched::NoParkScope hold_the_shard;  // the write lock is held
   del();
 }
 

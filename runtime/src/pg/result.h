@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "../db/value.h"
+#include "../store/value.h"
 #include "store.h"
 
 namespace wo::pg {
@@ -18,16 +18,16 @@ inline uint64_t be64(const char* p) {
 }
 
 // Column j of row i of `r` as field `f`'s word (Text and Bytes newly allocated).
-inline uint64_t decode_word(const PGresult* r, const db::Field& f, int i, int j) {
-  if (pq().getisnull(r, i, j)) return f.kind == db::Kind::Ref || db::is_blob(f.kind) || !f.nullable ? 0 : db::nil_word(f);
+inline uint64_t decode_word(const PGresult* r, const store::Field& f, int i, int j) {
+  if (pq().getisnull(r, i, j)) return f.kind == store::Kind::Ref || store::is_blob(f.kind) || !f.nullable ? 0 : store::nil_word(f);
   const char* p = pq().getvalue(r, i, j);
   int n = pq().getlength(r, i, j);
   switch (f.kind) {
-    case db::Kind::Bool: return p[0] ? 1 : 0;
-    case db::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
-    case db::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
-    case db::Kind::Multi:
-    case db::Kind::Map: return db::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
+    case store::Kind::Bool: return p[0] ? 1 : 0;
+    case store::Kind::Text: return reinterpret_cast<uint64_t>(wo_text_new(p, n));
+    case store::Kind::Bytes: return reinterpret_cast<uint64_t>(wo_bytes_new(p, n));
+    case store::Kind::Multi:
+    case store::Kind::Map: return store::decode_container(f, std::string_view(p, static_cast<size_t>(n)));
     default: return be64(p);
   }
 }
@@ -59,7 +59,7 @@ struct Store::Res {
   int rows() const { return pq().ntuples(r); }
   bool null(int i, int j) const { return pq().getisnull(r, i, j); }
   int64_t i64(int i, int j) const { return static_cast<int64_t>(be64(pq().getvalue(r, i, j))); }
-  uint64_t word(const db::Field& f, int i, int j) const { return decode_word(r, f, i, j); }
+  uint64_t word(const store::Field& f, int i, int j) const { return decode_word(r, f, i, j); }
   int64_t affected() const { return std::strtoll(pq().cmdTuples(r), nullptr, 10); }
 };
 

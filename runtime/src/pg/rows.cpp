@@ -53,7 +53,7 @@ void Store::remember_ids(uint32_t cls, const WoList* ids) {
 }
 
 uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
-  const db::Field& fd = field(cls, f, site);
+  const store::Field& fd = field(cls, f, site);
   RowCache& rc = t_rows;
   bool fresh = rc.fresh(cls);
   if (fresh && rc.rows) {
@@ -71,9 +71,9 @@ uint64_t Store::get(uint32_t cls, int64_t id, uint32_t f, const WoSite* site) {
       arr = id_array(from, from + static_cast<ptrdiff_t>(std::min(kBatch, rc.ids.size() - at->second)));
     }
   }
-  const db::ClassDef& c = schema_.classes[cls];
+  const store::ClassDef& c = schema_.classes[cls];
   std::string cols;
-  for (const db::Field& x : c.fields) cols += ", " + quote_ident(x.name);
+  for (const store::Field& x : c.fields) cols += ", " + quote_ident(x.name);
   std::vector<Param> ps{Param{arr.data(), static_cast<int>(arr.size()), true}};
   Res r = exec("SELECT id" + cols + " FROM " + quote_ident(c.name) + " WHERE id = ANY($1::bigint[])" + lock_suffix(),
                ps, Op::Read, site);

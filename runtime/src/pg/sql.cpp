@@ -18,26 +18,26 @@ std::string quote_literal(const std::string& s) {
   return o + "'";
 }
 
-const char* sql_type(const db::Field& f) {
+const char* sql_type(const store::Field& f) {
   switch (f.kind) {
-    case db::Kind::Bool: return "boolean";
-    case db::Kind::Float: return "double precision";
-    case db::Kind::Text:   // a byte string (NUL and any bytes, language.md), ordered bytewise
-    case db::Kind::Bytes:
-    case db::Kind::Multi:   // the engine's own encoding (db/value.h)
-    case db::Kind::Map: return "bytea";
+    case store::Kind::Bool: return "boolean";
+    case store::Kind::Float: return "double precision";
+    case store::Kind::Text:   // a byte string (NUL and any bytes, language.md), ordered bytewise
+    case store::Kind::Bytes:
+    case store::Kind::Multi:   // the engine's own encoding (store/value.h)
+    case store::Kind::Map: return "bytea";
     default: return "bigint";  // Int, Timestamp, Id, ref
   }
 }
 
-const char* sql_cast(const db::Field& f) {
+const char* sql_cast(const store::Field& f) {
   switch (f.kind) {
-    case db::Kind::Bool: return "::boolean";
-    case db::Kind::Float: return "::double precision";
-    case db::Kind::Text:
-    case db::Kind::Bytes:
-    case db::Kind::Multi:
-    case db::Kind::Map: return "::bytea";
+    case store::Kind::Bool: return "::boolean";
+    case store::Kind::Float: return "::double precision";
+    case store::Kind::Text:
+    case store::Kind::Bytes:
+    case store::Kind::Multi:
+    case store::Kind::Map: return "::bytea";
     default: return "::bigint";
   }
 }

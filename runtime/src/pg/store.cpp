@@ -8,15 +8,14 @@
 
 #include "result.h"
 
-#include "../db/engine.h"
-#include "../db/value.h"
+#include "../observe.h"
 #include "../sched/external_wait.h"
+#include "../store/order.h"
+#include "../store/value.h"
 #include "../trap.h"
 #include "common/traps.h"
 
 namespace wo::pg {
-
-Store* g_store = nullptr;
 
 // The row an insert is writing, for fail(): the engine
 // checks refs before unique indexes, PostgreSQL the other way round, so a
@@ -33,7 +32,6 @@ namespace {
 // stays on its thread; wo_tx_detach still carries it if a scheduler asks).
 struct TxState {
   Conn* conn = nullptr;
-  db::Tx* engine = nullptr;   // the engine's side (RAM tables), if the block touched one
   bool savepoint = false;     // a savepoint `wo_s` is set (released by the next write)
   // Ids (decision 0080): the classes whose id lock this session holds, the
   // one the next write's savepoint statement takes (-1: none), and the
@@ -65,25 +63,25 @@ std::string id_lock_key(const std::string& table) {
 class Params {
  public:
   explicit Params(size_t n) { bufs_.reserve(n); }
-  void add(const db::Field& f, uint64_t w, const WoSite* site) {
-    if (db::is_nil(f, w) || (f.kind == db::Kind::Ref && w == 0) || (db::is_blob(f.kind) && w == 0)) {
+  void add(const store::Field& f, uint64_t w, const WoSite* site) {
+    if (store::is_nil(f, w) || (f.kind == store::Kind::Ref && w == 0) || (store::is_blob(f.kind) && w == 0)) {
       ps_.push_back(Param{});
       return;
     }
     std::string& b = bufs_.emplace_back();
     switch (f.kind) {
-      case db::Kind::Bool:
+      case store::Kind::Bool:
         b.push_back(w ? 1 : 0);
         break;
-      case db::Kind::Text:
-      case db::Kind::Bytes: {
+      case store::Kind::Text:
+      case store::Kind::Bytes: {
         const auto* t = reinterpret_cast<const WoText*>(w);  // WoBytes has the same layout
         b.assign(t->bytes, static_cast<size_t>(t->len));
         break;
       }
-      case db::Kind::Multi:
-      case db::Kind::Map:
-        db::encode_container(b, f, w, site);
+      case store::Kind::Multi:
+      case store::Kind::Map:
+        store::encode_container(b, f, w, site);
         break;
       default: {  // Int-shaped and Float bits: 8 bytes, network order
         uint64_t v = __builtin_bswap64(w);
@@ -111,20 +109,14 @@ class Params {
   std::vector<Param> ps_;
 };
 
-std::string ph(size_t n, const db::Field& f) { return "$" + std::to_string(n) + sql_cast(f); }
+std::string ph(size_t n, const store::Field& f) { return "$" + std::to_string(n) + sql_cast(f); }
 std::string ph_int(size_t n) { return "$" + std::to_string(n) + "::bigint"; }
 
 }  // namespace
 
-
-Store::Store(db::Schema schema, std::string uri)
+Store::Store(store::Schema schema, std::string uri)
     : schema_(std::move(schema)), pool_(std::move(uri)), burnt_(new std::atomic<int64_t>[schema_.classes.size()]()) {
-  for (const db::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
-  ram_referrers_.assign(schema_.classes.size(), false);
-  for (const db::ClassDef& c : schema_.classes)
-    for (const db::Field& fd : c.fields)
-      if (!c.durable() && fd.kind == db::Kind::Ref && owned_[static_cast<size_t>(fd.ref_class)])
-        ram_referrers_[static_cast<size_t>(fd.ref_class)] = true;
+  for (const store::ClassDef& c : schema_.classes) owned_.push_back(c.durable());
 }
 
 Store::~Store() = default;
@@ -133,8 +125,8 @@ bool Store::in_tx() { return t_tx != nullptr; }
 
 std::string Store::lock_suffix() const { return t_tx ? " FOR UPDATE" : ""; }
 
-const db::Field& Store::field(uint32_t cls, uint32_t f, const WoSite* site) const {
-  const db::ClassDef& c = schema_.classes[cls];
+const store::Field& Store::field(uint32_t cls, uint32_t f, const WoSite* site) const {
+  const store::ClassDef& c = schema_.classes[cls];
   if (f >= c.fields.size()) trap(TrapCode::DB, site, "no such field");
   return c.fields[f];
 }
@@ -159,10 +151,10 @@ void Store::fail(const Failure& f, Op op, const WoSite* site, const Written* wri
 }
 
 int Store::missing_ref(const Written& w) {
-  const db::ClassDef& c = schema_.classes[w.cls];
+  const store::ClassDef& c = schema_.classes[w.cls];
   for (size_t i = 0; i < c.fields.size(); ++i) {
-    const db::Field& fd = c.fields[i];
-    if (fd.kind != db::Kind::Ref) continue;
+    const store::Field& fd = c.fields[i];
+    if (fd.kind != store::Kind::Ref) continue;
     uint64_t target = w.values[i];
     if (target != 0 && !exists(static_cast<uint32_t>(fd.ref_class), static_cast<int64_t>(target)))
       return static_cast<int>(i);
@@ -226,7 +218,7 @@ WoList* Store::id_list(uint32_t cls, const Res& r) {
 }
 
 int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
+  const store::ClassDef& c = schema_.classes[cls];
   // The id comes from the class's counter row in the same statement: a
   // statement that fails rolls the counter back with it, so a trapping
   // insert consumes no id (a sequence would). The class's id lock first
@@ -262,8 +254,8 @@ int64_t Store::insert(uint32_t cls, const uint64_t* values, const WoSite* site) 
 }
 
 void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
+  const store::ClassDef& c = schema_.classes[cls];
+  const store::Field& fd = field(cls, f, site);
   Params ps(2);
   ps.add_int(id);
   ps.add(fd, value, site);
@@ -276,33 +268,14 @@ void Store::set(uint32_t cls, int64_t id, uint32_t f, uint64_t value, const WoSi
 }
 
 void Store::remove(uint32_t cls, int64_t id, const WoSite* site) {
-  if (!ram_referrers_[cls]) return remove_row(cls, id, site);
-  // Rows in RAM may refer to it (a volatile table's ref): the engine counts
-  // them, and deletes under its write lock, so none takes a ref to the row
-  // between its check and the DELETE. Inside a block the engine's gate is
-  // taken as well, until the block ends: a RAM insert elsewhere then waits
-  // for the COMMIT instead of finding the row still there before it.
-  if (in_tx()) ram_part(site);
-  db::Engine::need(site).outside_remove(cls, id, site, [&] {
-    sched::NoParkScope hold_the_shard;  // the engine's lock is held
-    remove_row(cls, id, site);
-  });
-}
-
-bool Store::exists_for_engine(uint32_t cls, int64_t id) {
-  sched::NoParkScope hold_the_shard;  // called under the engine's write lock
-  return g_store->exists(cls, id);
-}
-
-void Store::remove_row(uint32_t cls, int64_t id, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
+  const store::ClassDef& c = schema_.classes[cls];
   Params ps(1);
   ps.add_int(id);
   // A row whose ref holds its own id restricts its delete in the engine;
   // PostgreSQL would let it go with itself, so it is asked first.
   std::string self;
-  for (const db::Field& fd : c.fields)
-    if (fd.kind == db::Kind::Ref && static_cast<uint32_t>(fd.ref_class) == cls)
+  for (const store::Field& fd : c.fields)
+    if (fd.kind == store::Kind::Ref && static_cast<uint32_t>(fd.ref_class) == cls)
       self += (self.empty() ? "" : " OR ") + quote_ident(fd.name) + " = id";
   if (!self.empty()) {
     Res s = exec("SELECT 1 FROM " + quote_ident(c.name) + " WHERE id = $1::bigint AND (" + self + ")" + lock_suffix(),
@@ -314,7 +287,7 @@ void Store::remove_row(uint32_t cls, int64_t id, const WoSite* site) {
 }
 
 bool Store::exists(uint32_t cls, int64_t id) {
-  const db::ClassDef& c = schema_.classes[cls];
+  const store::ClassDef& c = schema_.classes[cls];
   Params ps(1);
   ps.add_int(id);
   Res r = exec("SELECT 1 FROM " + quote_ident(c.name) + " WHERE id = $1::bigint" + lock_suffix(), ps.all(), Op::Read,
@@ -336,8 +309,8 @@ WoList* Store::scan(uint32_t cls, const WoSite* site) {
 namespace {
 
 // `col = $n` or `col IS NULL` for a probe key.
-std::string equal_to(const db::Field& f, uint64_t key, Params& ps, const WoSite* site) {
-  if (db::is_nil(f, key) || (f.kind == db::Kind::Ref && key == 0)) return quote_ident(f.name) + " IS NULL";
+std::string equal_to(const store::Field& f, uint64_t key, Params& ps, const WoSite* site) {
+  if (store::is_nil(f, key) || (f.kind == store::Kind::Ref && key == 0)) return quote_ident(f.name) + " IS NULL";
   ps.add(f, key, site);
   return quote_ident(f.name) + " = " + ph(ps.size(), f);
 }
@@ -345,8 +318,8 @@ std::string equal_to(const db::Field& f, uint64_t key, Params& ps, const WoSite*
 }  // namespace
 
 WoList* Store::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
+  const store::ClassDef& c = schema_.classes[cls];
+  const store::Field& fd = field(cls, f, site);
   Params ps(2);
   std::string sql = "SELECT id FROM " + quote_ident(c.name) + " WHERE " + equal_to(fd, key, ps, site) + " ORDER BY id";
   if (limit >= 0) {
@@ -358,8 +331,8 @@ WoList* Store::probe(uint32_t cls, uint32_t f, uint64_t key, int64_t limit, cons
 }
 
 int64_t Store::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
+  const store::ClassDef& c = schema_.classes[cls];
+  const store::Field& fd = field(cls, f, site);
   Params ps(1);
   Res r = exec("SELECT count(*) FROM " + quote_ident(c.name) + " WHERE " + equal_to(fd, key, ps, site), ps.all(),
                Op::Read, site);
@@ -367,9 +340,9 @@ int64_t Store::probe_count(uint32_t cls, uint32_t f, uint64_t key, const WoSite*
 }
 
 WoList* Store::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
+  const store::ClassDef& c = schema_.classes[cls];
   if (index >= c.indexes.size()) trap(TrapCode::DB, site, "no such index");
-  const db::IndexDef& ix = c.indexes[index];
+  const store::IndexDef& ix = c.indexes[index];
   Params ps(ix.cols.size());
   std::string sql = "SELECT id FROM " + quote_ident(c.name) + " WHERE ";
   for (size_t i = 0; i < ix.cols.size(); ++i)
@@ -383,10 +356,10 @@ WoList* Store::probe_index(uint32_t cls, uint32_t index, const uint64_t* keys, c
 // float8), ties by ascending id; DESC reverses the keys only.
 WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_t flags, int64_t limit,
                      const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
+  const store::ClassDef& c = schema_.classes[cls];
+  const store::Field& fd = field(cls, f, site);
   std::string col = quote_ident(fd.name);
-  auto nil = [&](uint64_t w) { return db::is_nil(fd, w) || (fd.kind == db::Kind::Ref && w == 0 && fd.nullable); };
+  auto nil = [&](uint64_t w) { return store::is_nil(fd, w) || (fd.kind == store::Kind::Ref && w == 0 && fd.nullable); };
   Params ps(3);
   std::vector<std::string> conds;
   if (flags & WO_DB_LO) {
@@ -420,8 +393,8 @@ WoList* Store::range(uint32_t cls, uint32_t f, uint64_t lo, uint64_t hi, uint32_
 // The keys are read here and sorted by the engine's one definition of key
 // order (wo_db_sort_keys), so a sort agrees with every other order.
 void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite* site) {
-  const db::ClassDef& c = schema_.classes[cls];
-  const db::Field& fd = field(cls, f, site);
+  const store::ClassDef& c = schema_.classes[cls];
+  const store::Field& fd = field(cls, f, site);
   wo::need(ids, site);
   if (ids->len == 0) return;
   Params ps(1);
@@ -431,9 +404,9 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
                ps.all(), Op::Read, site);
   std::unordered_map<int64_t, int> at;
   for (int i = 0; i < r.rows(); ++i) at.emplace(r.i64(i, 0), i);
-  int64_t ek = fd.kind == db::Kind::Text    ? WO_ELEM_TEXT
-               : fd.kind == db::Kind::Bytes ? WO_ELEM_BYTES
-               : fd.kind == db::Kind::Float ? WO_ELEM_FLOAT
+  int64_t ek = fd.kind == store::Kind::Text    ? WO_ELEM_TEXT
+               : fd.kind == store::Kind::Bytes ? WO_ELEM_BYTES
+               : fd.kind == store::Kind::Float ? WO_ELEM_FLOAT
                                             : WO_ELEM_INT;
   WoList* keys = wo_list_new(ek, ids->len);
   for (int64_t i = 0; i < ids->len; ++i) {
@@ -445,7 +418,7 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
     wo_list_push(keys, r.word(fd, it->second, 1));
   }
   try {
-    db::sort_by_keys(ids, keys, static_cast<uint32_t>(fd.kind), fd.nullable, desc, site);
+    store::sort_by_keys(ids, keys, static_cast<uint32_t>(fd.kind), fd.nullable, desc, site);
   } catch (...) {
     wo_release(keys);
     throw;
@@ -457,7 +430,7 @@ void Store::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite*
 // ---- transactions ------------------------------------------------------------
 
 void Store::begin(const WoSite* site) {
-  if (t_tx || db::current_tx()) trap(TrapCode::DB, site, "nested transaction");
+  if (t_tx) trap(TrapCode::DB, site, "nested transaction");
   std::string why;
   Conn* c = pool_.take(&why);
   if (!c) trap(TrapCode::DB, site, "PostgreSQL connection failed: " + why);
@@ -472,10 +445,6 @@ void Store::begin(const WoSite* site) {
   pq().clear(r);
   t_tx = new TxState;
   t_tx->conn = c;
-}
-
-void Store::ram_part(const WoSite* site) {
-  if (!db::current_tx()) db::Engine::need(site).begin(site);
 }
 
 void Store::commit(const WoSite* site) {
@@ -493,9 +462,7 @@ void Store::commit(const WoSite* site) {
   pq().clear(r);
   t_tx = nullptr;
   pool_.give(tx->conn);
-  bool ram = tx->engine != nullptr || db::current_tx() != nullptr;
   delete tx;
-  if (ram) db::Engine::need(site).commit(site);  // RAM only: no log, nothing left to fail
 }
 
 void Store::abort() noexcept {
@@ -526,23 +493,30 @@ void Store::abort() noexcept {
     pool_.give(tx->conn);
     delete tx;
   }
-  if (db::Engine* e = db::Engine::instance()) e->abort();
 }
 
 void* Store::detach() {
   TxState* tx = t_tx;
-  if (!tx) return nullptr;  // every transaction of this mode begins here
-  tx->engine = db::current_tx();
-  db::set_current_tx(nullptr);
   t_tx = nullptr;
   return tx;
 }
 
-void Store::attach(void* p) {
-  auto* tx = static_cast<TxState*>(p);
-  t_tx = tx;
-  db::set_current_tx(tx ? tx->engine : nullptr);
-  if (tx) tx->engine = nullptr;
+void Store::attach(void* p) { t_tx = static_cast<TxState*>(p); }
+
+bool Store::set_next_id(uint32_t cls, int64_t next, std::string* err) {
+  Conn* c = pool_.take(err);
+  if (!c) return false;
+  Failure f;
+  PGresult* r = run_simple(*c, "UPDATE wo_ids SET next = " + std::to_string(next) + " WHERE tbl = " +
+                                   quote_literal(schema_.classes[cls].name),
+                           nullptr, &f);
+  pool_.give(c);
+  if (!r) {
+    *err = "setting the id counter of " + schema_.classes[cls].name + ": " + f.message;
+    return false;
+  }
+  pq().clear(r);
+  return true;
 }
 
 }  // namespace wo::pg

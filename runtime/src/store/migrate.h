@@ -15,7 +15,7 @@
 
 #include "schema.h"
 
-namespace wo::db {
+namespace wo::store {
 
 struct ClassMap {
   uint32_t log_index = 0;      // the class in the log's schema
@@ -32,4 +32,4 @@ struct MigrationPlan {
 
 bool plan_migration(const Schema& log, const Schema& program, MigrationPlan* plan, std::string* err);
 
-}  // namespace wo::db
+}  // namespace wo::store

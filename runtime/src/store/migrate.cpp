@@ -3,7 +3,7 @@
 
 #include "codec.h"
 
-namespace wo::db {
+namespace wo::store {
 namespace {
 
 int field_index(const ClassDef& c, const std::string& name) {
@@ -74,4 +74,4 @@ bool plan_migration(const Schema& log, const Schema& program, MigrationPlan* pla
   return true;
 }
 
-}  // namespace wo::db
+}  // namespace wo::store

@@ -17,11 +17,12 @@
 #include <vector>
 
 #include "../db/engine.h"
+#include "../pg/store.h"
 #include "../trap.h"
 #include "copy.h"
-#include "store.h"
+#include "mixed.h"
 
-namespace wo::pg {
+namespace wo::wo_db {
 namespace {
 
 const WoSite kSite{"copy-store", 0, nullptr, 0};
@@ -35,14 +36,14 @@ struct TableRows {
 
 // Durable classes, each after the durable classes its refs name (a cycle
 // keeps declaration order for the rest).
-std::vector<uint32_t> copy_order(const db::Schema& s) {
+std::vector<uint32_t> copy_order(const store::Schema& s) {
   std::vector<uint32_t> out;
   std::vector<int> state(s.classes.size(), 0);  // 0 new, 1 visiting, 2 done
   auto visit = [&](auto&& self, uint32_t c) -> void {
     if (state[c] != 0) return;
     state[c] = 1;
-    for (const db::Field& f : s.classes[c].fields)
-      if (f.kind == db::Kind::Ref && f.ref_class >= 0 && static_cast<uint32_t>(f.ref_class) != c &&
+    for (const store::Field& f : s.classes[c].fields)
+      if (f.kind == store::Kind::Ref && f.ref_class >= 0 && static_cast<uint32_t>(f.ref_class) != c &&
           s.classes[static_cast<size_t>(f.ref_class)].durable())
         self(self, static_cast<uint32_t>(f.ref_class));
     state[c] = 2;
@@ -53,11 +54,11 @@ std::vector<uint32_t> copy_order(const db::Schema& s) {
   return out;
 }
 
-void release_values(const db::Schema& s, std::vector<TableRows>& tables) {
+void release_values(const store::Schema& s, std::vector<TableRows>& tables) {
   for (TableRows& t : tables)
     for (std::vector<uint64_t>& row : t.values)
       for (size_t f = 0; f < row.size(); ++f)
-        if (db::is_blob(s.classes[t.cls].fields[f].kind) && row[f] != 0) wo_release(reinterpret_cast<void*>(row[f]));
+        if (store::is_blob(s.classes[t.cls].fields[f].kind) && row[f] != 0) wo_release(reinterpret_cast<void*>(row[f]));
 }
 
 int refuse(const std::string& why) {
@@ -67,7 +68,7 @@ int refuse(const std::string& why) {
 }
 
 // The rows of every durable table of the open engine.
-bool read_embedded(const db::Schema& s, const std::vector<uint32_t>& order, std::vector<TableRows>* out,
+bool read_embedded(const store::Schema& s, const std::vector<uint32_t>& order, std::vector<TableRows>* out,
                    std::string* err) {
   try {
     for (uint32_t cls : order) {
@@ -92,34 +93,19 @@ bool read_embedded(const db::Schema& s, const std::vector<uint32_t>& order, std:
   return true;
 }
 
-bool set_counter(Conn* c, const std::string& table, int64_t next, std::string* err) {
-  Failure f;
-  PGresult* r = run_simple(*c, "UPDATE wo_ids SET next = " + std::to_string(next) + " WHERE tbl = " + quote_literal(table),
-                           &kSite, &f);
-  if (!r) {
-    *err = "setting the id counter of " + table + ": " + f.message;
-    return false;
-  }
-  pq().clear(r);
-  return true;
-}
-
-bool write_database(const db::Schema& s, const std::vector<TableRows>& tables, const char* to, int64_t* copied,
+bool write_database(const store::Schema& s, const std::vector<TableRows>& tables, pg::Store& target, int64_t* copied,
                     std::string* err) {
   for (const TableRows& t : tables)
     if (wo_db_count(t.cls, &kSite) != 0) {
       *err = "table " + s.classes[t.cls].name + " of the database already has rows; copy into an empty database";
       return false;
     }
-  Pool pool(to);
-  Conn* c = pool.take(err);
-  if (!c) return false;
   bool ok = true;
   for (const TableRows& t : tables) {
     const std::string& name = s.classes[t.cls].name;
     int64_t expect = 1;
     for (size_t i = 0; ok && i < t.ids.size(); ++i) {
-      if (t.ids[i] != expect) ok = set_counter(c, name, t.ids[i], err);
+      if (t.ids[i] != expect) ok = target.set_next_id(t.cls, t.ids[i], err);
       if (!ok) break;
       try {
         int64_t got = wo_db_insert(t.cls, t.values[i].data(), &kSite);
@@ -135,22 +121,21 @@ bool write_database(const db::Schema& s, const std::vector<TableRows>& tables, c
       expect = t.ids[i] + 1;
       ++*copied;
     }
-    if (ok) ok = set_counter(c, name, t.next_id, err);
+    if (ok) ok = target.set_next_id(t.cls, t.next_id, err);
     if (!ok) break;
   }
-  pool.give(c);
   return ok;
 }
 
 }  // namespace
 
 int copy_store(const WoDbSchema* abi, const WoDbConfig* config, const char* to) {
-  if (!config->data || !*config->data || is_uri(config->data))
+  if (!config->data || !*config->data || pg::is_uri(config->data))
     return refuse("WO_COPY_TO copies from an embedded store: WO_DATA must name its directory or log file");
-  if (!is_uri(to)) return refuse("WO_COPY_TO must be a postgresql:// or postgres:// URI");
-  db::Schema schema;
+  if (!pg::is_uri(to)) return refuse("WO_COPY_TO must be a postgresql:// or postgres:// URI");
+  store::Schema schema;
   std::string err;
-  if (!db::schema_from_abi(abi, &schema, &err)) return refuse(err);
+  if (!store::schema_from_abi(abi, &schema, &err)) return refuse(err);
   std::vector<uint32_t> order = copy_order(schema);
   if (db::Engine::open(abi, config, &err) != 0) return refuse(err);
   std::vector<TableRows> tables;
@@ -162,12 +147,15 @@ int copy_store(const WoDbSchema* abi, const WoDbConfig* config, const char* to) 
   }
   WoDbConfig pc = *config;
   pc.data = to;
-  if (open(abi, &pc, &err) != 0) {
+  if (Mixed::open(abi, &pc, &err) != 0) {
     release_values(schema, tables);
     return refuse(err);
   }
   int64_t copied = 0;
-  ok = write_database(schema, tables, to, &copied, &err);
+  // A program with durable tables (read_embedded found some) gets the
+  // composition, whose PostgreSQL part sets the id counters.
+  Mixed* mixed = Mixed::instance();
+  ok = mixed ? write_database(schema, tables, mixed->durable(), &copied, &err) : true;
   wo_db_close();
   release_values(schema, tables);
   if (!ok) return refuse(err + "; nothing else was copied (drop the database's tables before trying again)");
@@ -176,4 +164,4 @@ int copy_store(const WoDbSchema* abi, const WoDbConfig* config, const char* to) 
   return 0;
 }
 
-}  // namespace wo::pg
+}  // namespace wo::wo_db

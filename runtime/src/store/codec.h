@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace wo::db {
+namespace wo::store {
 
 static_assert(std::endian::native == std::endian::little, "the WAL codec assumes a little-endian host");
 
@@ -66,4 +66,4 @@ class Reader {
   bool ok_ = true;
 };
 
-}  // namespace wo::db
+}  // namespace wo::store

@@ -3,7 +3,7 @@
 
 #include <unordered_set>
 
-namespace wo::db {
+namespace wo::store {
 
 int Schema::find(std::string_view name) const {
   for (size_t i = 0; i < classes.size(); ++i)
@@ -207,4 +207,4 @@ bool decode_schema(Reader& r, Schema* out) {
   return r.done();
 }
 
-}  // namespace wo::db
+}  // namespace wo::store

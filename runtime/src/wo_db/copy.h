@@ -3,10 +3,10 @@
 #pragma once
 #include "wo_db.h"
 
-namespace wo::pg {
+namespace wo::wo_db {
 
 // 0 when every durable table was copied (a line on stdout says how much);
 // 2 with a `wo: copy-store: …` line on stderr when refused or failed.
 int copy_store(const WoDbSchema* schema, const WoDbConfig* config, const char* to);
 
-}  // namespace wo::pg
+}  // namespace wo::wo_db

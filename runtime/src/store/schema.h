@@ -11,7 +11,7 @@
 #include "codec.h"
 #include "wo_db.h"
 
-namespace wo::db {
+namespace wo::store {
 
 enum class Kind : uint8_t {
   Int = WO_DB_INT,
@@ -30,6 +30,10 @@ enum class Kind : uint8_t {
 // encoded elements, value.h); every other kind is its word.
 inline bool is_blob(Kind k) { return k == Kind::Text || k == Kind::Bytes || k == Kind::Multi || k == Kind::Map; }
 inline bool is_container(Kind k) { return k == Kind::Multi || k == Kind::Map; }
+
+// Largest Text/Bytes/container a store holds: the log frames a u32 length
+// (0xFFFFFFFF = nil), and the PostgreSQL store keeps the same limit.
+inline constexpr uint64_t kMaxBlob = 0xFFFFFFFEu;
 
 struct Field {
   std::string name;
@@ -82,4 +86,4 @@ bool same_shape(const Field& a, const Field& b);
 void encode_schema(std::string& out, const Schema& s);
 bool decode_schema(Reader& r, Schema* out);
 
-}  // namespace wo::db
+}  // namespace wo::store

@@ -4,9 +4,8 @@
 #include "../trap.h"
 #include "codec.h"
 #include "common/traps.h"
-#include "row.h"
 
-namespace wo::db {
+namespace wo::store {
 namespace {
 
 bool is_bytes_kind(Kind k) { return k == Kind::Text || k == Kind::Bytes; }
@@ -143,4 +142,4 @@ std::string empty_container(const Field& f) {
   return out;
 }
 
-}  // namespace wo::db
+}  // namespace wo::store

@@ -16,7 +16,7 @@
 #include "schema.h"
 #include "wo_runtime.h"
 
-namespace wo::db {
+namespace wo::store {
 
 // The encoding of the program's WoList*/WoMap* `v` (non-NULL) for field `f`.
 // Traps DB `value too large for the table store` past the blob limit.
@@ -28,4 +28,4 @@ bool valid_container(const Field& f, std::string_view bytes);
 // The encoding of an empty container of `f`'s kind (a field added by migration).
 std::string empty_container(const Field& f);
 
-}  // namespace wo::db
+}  // namespace wo::store
