@@ -289,7 +289,7 @@ void Engine::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite
   Table& t = table(cls, site);
   const Field& fd = field(t, f, site);
   wo::need(ids, site);
-  std::vector<IndexEntry> rows;
+  std::vector<KeyedId> rows;
   rows.reserve(static_cast<size_t>(ids->len));
   {
     auto lk = lock_read();
@@ -299,14 +299,10 @@ void Engine::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite
       if (!r) no_row(site);
       std::string k;
       append_key(k, fd, r->slots()[f]);
-      rows.push_back(IndexEntry{std::move(k), id});
+      rows.push_back(KeyedId{std::move(k), id});
     }
   }
-  if (desc)
-    std::stable_sort(rows.begin(), rows.end(), [](const IndexEntry& a, const IndexEntry& b) { return b.key < a.key; });
-  else
-    std::stable_sort(rows.begin(), rows.end(), [](const IndexEntry& a, const IndexEntry& b) { return a.key < b.key; });
-  for (size_t i = 0; i < rows.size(); ++i) ids->data[i] = static_cast<uint64_t>(rows[i].id);
+  sort_ids_by_key(rows, desc, ids);
 }
 
 }  // namespace wo::db

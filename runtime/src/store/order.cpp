@@ -75,21 +75,21 @@ void sort_by_keys(WoList* ids, WoList* keys, uint32_t kind, bool nullable, bool 
   Field fd;  // the key as if it were a column: one encoding, one order
   fd.kind = static_cast<Kind>(kind);
   fd.nullable = nullable;
-  struct Keyed {
-    std::string key;
-    int64_t id;
-  };
-  std::vector<Keyed> rows;
+  std::vector<KeyedId> rows;
   rows.reserve(static_cast<size_t>(ids->len));
   for (int64_t i = 0; i < ids->len; ++i) {
     std::string k;
     append_key_abi(k, fd, keys->data[i]);
-    rows.push_back(Keyed{std::move(k), static_cast<int64_t>(ids->data[i])});
+    rows.push_back(KeyedId{std::move(k), static_cast<int64_t>(ids->data[i])});
   }
+  sort_ids_by_key(rows, desc, ids);
+}
+
+void sort_ids_by_key(std::vector<KeyedId>& rows, bool desc, WoList* ids) {
   if (desc)
-    std::stable_sort(rows.begin(), rows.end(), [](const Keyed& a, const Keyed& b) { return b.key < a.key; });
+    std::stable_sort(rows.begin(), rows.end(), [](const KeyedId& a, const KeyedId& b) { return b.key < a.key; });
   else
-    std::stable_sort(rows.begin(), rows.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+    std::stable_sort(rows.begin(), rows.end(), [](const KeyedId& a, const KeyedId& b) { return a.key < b.key; });
   for (size_t i = 0; i < rows.size(); ++i) ids->data[i] = static_cast<uint64_t>(rows[i].id);
 }
 

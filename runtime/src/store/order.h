@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "schema.h"
 #include "wo_runtime.h"
@@ -29,6 +30,15 @@ void append_key_abi(std::string& out, const Field& f, uint64_t abi_word);
 
 // The Float bits an index sees: -0.0 as 0.0, every NaN as 0x7FF8000000000000.
 uint64_t canonical_float(uint64_t bits);
+
+// A value's key and the row it belongs to: what a sort by value is made of.
+struct KeyedId {
+  std::string key;
+  int64_t id;
+};
+// `rows` sorted by key (stable: equal keys keep their order; descending
+// when `desc`), then their ids written to `ids` (as long as `rows`) in that order.
+void sort_ids_by_key(std::vector<KeyedId>& rows, bool desc, WoList* ids);
 
 // wo_db_sort_keys: `ids` sorted in place (stable) by `keys`, one ABI word of
 // kind `kind` per id, in the order above. Needs no store.
