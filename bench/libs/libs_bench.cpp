@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/src/base64.h"
+#include "runtime/src/builtins/base64.h"
+#include "runtime/src/builtins/json_internal.h"
+#include "runtime/src/core/heap.h"
 #include "runtime/src/db/crc32.h"
-#include "runtime/src/heap.h"
-#include "runtime/src/json_internal.h"
 #include "wo_runtime.h"
 
 namespace {

@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "runtime/src/heap.h"
-#include "runtime/src/heap_cap.h"
-#include "runtime/src/trap.h"
+#include "runtime/src/core/heap.h"
+#include "runtime/src/core/heap_cap.h"
+#include "runtime/src/core/trap.h"
 #include "wo_runtime.h"
 
 namespace {

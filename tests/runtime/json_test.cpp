@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "runtime/src/json_internal.h"
+#include "runtime/src/builtins/json_internal.h"
 #include "support.h"
 
 using namespace wotest;

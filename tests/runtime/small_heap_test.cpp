@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/src/heap.h"
-#include "runtime/src/small_heap.h"
+#include "runtime/src/core/heap.h"
+#include "runtime/src/core/small_heap.h"
 #include "wo_runtime.h"
 
 namespace {

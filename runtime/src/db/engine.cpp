@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "bulk_index.h"
 #include "checkpoint.h"
 #include "codec.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "engine.h"
 #include "frame.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "../db/engine.h"
-#include "../trap.h"
+#include "../core/trap.h"
 #include "copy.h"
 #include "store.h"
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../observe.h"
-#include "../trap.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "result.h"
 

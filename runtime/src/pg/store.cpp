@@ -11,7 +11,7 @@
 #include "../db/engine.h"
 #include "../db/value.h"
 #include "../sched/external_wait.h"
-#include "../trap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 
 namespace wo::pg {

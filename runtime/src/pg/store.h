@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../db/schema.h"
-#include "../observe.h"
+#include "../core/observe.h"
 #include "conn.h"
 #include "wo_db.h"
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "../small_heap.h"
+#include "../core/small_heap.h"
 #include "deadlines.h"
 #include "external_wait.h"
 #include "unwind.h"

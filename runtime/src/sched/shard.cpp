@@ -27,9 +27,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../observe.h"
-#include "../stop.h"
-#include "../trap.h"
+#include "../core/observe.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "asan_fiber.h"
 #include "cpu_budget.h"

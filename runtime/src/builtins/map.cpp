@@ -15,10 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gc.h"
-#include "heap.h"
+#include "../core/gc.h"
+#include "../core/heap.h"
 #include "map_probe.h"
-#include "trap.h"
+#include "../core/trap.h"
 
 using namespace wo::map_probe;
 

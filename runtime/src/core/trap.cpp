@@ -20,7 +20,7 @@
 #include "heap.h"
 #include "heap_cap.h"
 #include "trap.h"
-#include "sched/unwind.h"
+#include "../sched/unwind.h"
 
 namespace wo {
 

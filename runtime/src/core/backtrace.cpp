@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sched/sched.h"
+#include "../sched/sched.h"
 #include "trap.h"
 
 namespace wo {
