@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "../core/fiber_unwind.h"
 #include "../core/small_heap.h"
 #include "deadlines.h"
 #include "external_wait.h"
-#include "unwind.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -31,7 +31,7 @@ struct Shard;
 struct Actor;
 struct CallWait;
 
-// struct Unwind (unwind.h): thrown into a fiber that must end without
+// struct Unwind (core/fiber_unwind.h): thrown into a fiber that must end without
 // running further user code.
 
 // Fiber, Actor, Shard and Runtime each start on their own cache line: they
