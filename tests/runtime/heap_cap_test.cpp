@@ -1,4 +1,4 @@
-// The VM heap's ceiling (runtime/src/heap_cap.h, decision 0081): what a
+// The VM heap's ceiling (runtime/src/core/heap_cap.h, decision 0081): what a
 // value's blocks charge is given back when it is freed, whichever way they
 // grew (a Text appended in place, a list's malloc'd and mapped slots, a
 // map's entries and index), so a long-running program's count does not

@@ -459,7 +459,7 @@ TEST_CASE("round trip: decode(encode(v)) == v for a Float with many digits and o
   CHECK(back->ok == 1);
 }
 
-// ---- the simdjson fast path (runtime/src/json_simd.cpp, docs/decisions/0054) --------
+// ---- the simdjson fast path (runtime/src/builtins/json_simd.cpp, docs/decisions/0054) --------
 
 namespace {
 

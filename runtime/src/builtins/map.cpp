@@ -24,7 +24,7 @@ using namespace wo::map_probe;
 
 namespace {
 
-// `key 42` or `key "bob"` for a KEY trap's extra line (runtime/src/backtrace.h):
+// `key 42` or `key "bob"` for a KEY trap's extra line (runtime/src/core/backtrace.h):
 // Text keys quoted with \" \\ \n \t \xNN escapes, cut after 80 bytes.
 std::string key_detail(const WoMap* m, uint64_t key) {
   if (m->key_kind != WO_ELEM_TEXT) return "key " + std::to_string(static_cast<int64_t>(key));
