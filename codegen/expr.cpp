@@ -751,7 +751,7 @@ Val Emitter::emit_ctor(const ast::Expr& e) {
   std::vector<Val> vals = ctor_field_values(e, cls);
   const ClassLayout& l = layout(cls);
   llvm::Value* size = llvm::ConstantExpr::getSizeOf(l.type);
-  // Traced classes are tracked by the cycle collector (runtime/src/gc.cpp).
+  // Traced classes are tracked by the cycle collector (runtime/src/core/gc.cpp).
   Val obj = own_temp(call(rt(cls->traced ? "wo_alloc_traced" : "wo_alloc"), {size, l.destroy}, "obj"));
   for (size_t i = 0; i < cls->fields.size(); ++i)
     b_.CreateStore(take_owned(vals[i], cls->fields[i].type), b_.CreateStructGEP(l.type, obj.v, (unsigned)(i + 2)));

@@ -14,13 +14,13 @@ set -euo pipefail
 
 packages=(build-essential cmake llvm-19-dev re2c bison doctest-dev ccache libssl-dev libsqlite3-dev libboost-context-dev
           node-llhttp  # the C sources of llhttp (runtime/src/http/)
-          libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/backtrace.cpp)
+          libgcc-12-dev  # libbacktrace.a + backtrace.h: trap call chains (runtime/src/core/backtrace.cpp)
           gdb  # the scripted debugger session of `woc build -g` (tests/debug/)
           lld  # `woc build` links with ld.lld when present: ~4x less link time than GNU ld (docs/decisions/0055)
           liblld-19-dev  # lld's ELF driver as a library: `woc build` links in its own process (docs/decisions/0071)
           clang-19  # compiles runtime/src/inline/helpers.cpp to the LLVM bitcode woc inlines (codegen/, decision 0052)
           nlohmann-json3-dev  # JSON for `woc lsp` (tools/woc/lsp/)
-          libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/json_simd.cpp)
+          libsimdjson-dev  # simdjson On-Demand: json.decode's fast path (runtime/src/builtins/json_simd.cpp)
           libpq-dev  # libpq-fe.h for the PostgreSQL store (runtime/src/pg/; libpq.so.5 is loaded at run time)
           libc-ares-dev  # ares.h for net.connect's name lookups (runtime/src/net/resolve.cpp; libcares.so.2 is loaded at run time)
           openssl ca-certificates  # the TLS tests make their own certificates; net.connect_tls trusts the system's CAs

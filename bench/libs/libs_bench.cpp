@@ -1,6 +1,6 @@
 // Libraries against our hand-written code (issue 12 item 5): json.decode
 // (our recursive-descent decoder) against its simdjson On-Demand fast path
-// (runtime/src/json_simd.cpp) building the same values, base64 against
+// (runtime/src/builtins/json_simd.cpp) building the same values, base64 against
 // OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock, the WAL frame CRC (IEEE,
 // slicing-by-4) against CRC-32C (SSE4.2 `crc32`, runtime CPU check).
 //
@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/src/base64.h"
+#include "runtime/src/builtins/base64.h"
+#include "runtime/src/builtins/json_internal.h"
+#include "runtime/src/core/heap.h"
 #include "runtime/src/db/crc32.h"
-#include "runtime/src/heap.h"
-#include "runtime/src/json_internal.h"
 #include "wo_runtime.h"
 
 namespace {
@@ -114,7 +114,7 @@ void crc_contests() {
 // ---- base64 -------------------------------------------------------------------
 
 // Our hand-written base64 as it was before OpenSSL replaced it (runtime
-// commit 2710d5b, runtime/src/bytes.cpp), kept here as the baseline: the
+// commit 2710d5b, runtime/src/builtins/bytes.cpp), kept here as the baseline: the
 // runtime's base64.h is now OpenSSL's EVP_EncodeBlock/EVP_DecodeBlock behind
 // our strict rules, so "lib" below is what woc programs run.
 const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -251,7 +251,7 @@ int64_t wo_gc_tracked(void);  // live traced objects (for tests)
 // Raise trap `code` (traps.def) at `site` with the default message / a message.
 [[noreturn]] void wo_trap(int64_t code, const WoSite* site);
 [[noreturn]] void wo_trap_msg(int64_t code, const WoSite* site, const char* msg);
-// How an uncaught trap's call chain is symbolized (runtime/src/backtrace.cpp):
+// How an uncaught trap's call chain is symbolized (runtime/src/core/backtrace.cpp):
 // a symbolizer calls `frame` for each .wo frame at code address `pc`,
 // innermost (inlined) first. Native programs read their own line tables;
 // `woc run` installs one that reads the JIT's debug objects.
@@ -305,7 +305,7 @@ int64_t wo_float_cmp(double a, double b);
 int64_t wo_text_len(WoText* t);
 int64_t wo_words(WoText* t);
 int64_t wo_byte_at(WoText* t, int64_t i, const WoSite* site);
-// assert / assert_eq (runtime/src/assert.cpp): a failed check traps EXPLICIT (8).
+// assert / assert_eq (runtime/src/builtins/assert.cpp): a failed check traps EXPLICIT (8).
 void wo_assert(bool cond, WoText* msg, const WoSite* site);
 void wo_assert_eq_bool(bool a, bool b, const WoSite* site);
 void wo_assert_eq_int(int64_t a, int64_t b, const WoSite* site);

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "wo_db.h"
 #include "wo_runtime.h"
 

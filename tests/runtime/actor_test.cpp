@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../../runtime/src/sched/sched.h"
-#include "../../runtime/src/trap.h"
+#include "../../runtime/src/core/trap.h"
 #include "support.h"
 #include "spawned.h"
 #include "wo_actor.h"

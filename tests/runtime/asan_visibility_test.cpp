@@ -8,7 +8,7 @@
 // (make test-asan): elsewhere there is nothing to look at.
 #include <doctest/doctest.h>
 
-#include "runtime/src/asan_poison.h"
+#include "runtime/src/core/asan_poison.h"
 
 #ifdef WO_ASAN_POISON
 #include <sanitizer/asan_interface.h>
@@ -17,15 +17,15 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/src/core/heap.h"
+#include "runtime/src/core/huge_pages.h"
+#include "runtime/src/core/small_heap.h"
 #include "runtime/src/db/boot_memory.h"
 #include "runtime/src/db/huge.h"
 #include "runtime/src/db/row.h"
 #include "runtime/src/db/table.h"
-#include "runtime/src/heap.h"
 #include "runtime/src/http/scratch.h"
-#include "runtime/src/huge_pages.h"
 #include "runtime/src/sched/shard_internal.h"
-#include "runtime/src/small_heap.h"
 #include "wo_runtime.h"
 
 namespace {

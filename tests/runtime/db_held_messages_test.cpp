@@ -14,7 +14,7 @@
 #include "spawned.h"
 #include "runtime/src/db/engine.h"
 #include "runtime/src/sched/sched.h"
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "tests/db/db_test_support.h"
 #include "tests/db/one_int_actor.h"
 #include "wo_actor.h"

@@ -1,4 +1,4 @@
-// The VM heap's ceiling (runtime/src/heap_cap.h, decision 0081): what a
+// The VM heap's ceiling (runtime/src/core/heap_cap.h, decision 0081): what a
 // value's blocks charge is given back when it is freed, whichever way they
 // grew (a Text appended in place, a list's malloc'd and mapped slots, a
 // map's entries and index), so a long-running program's count does not
@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "runtime/src/heap.h"
-#include "runtime/src/heap_cap.h"
-#include "runtime/src/trap.h"
+#include "runtime/src/core/heap.h"
+#include "runtime/src/core/heap_cap.h"
+#include "runtime/src/core/trap.h"
 #include "wo_runtime.h"
 
 namespace {

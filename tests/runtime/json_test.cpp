@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "runtime/src/json_internal.h"
+#include "runtime/src/builtins/json_internal.h"
 #include "support.h"
 
 using namespace wotest;
@@ -459,7 +459,7 @@ TEST_CASE("round trip: decode(encode(v)) == v for a Float with many digits and o
   CHECK(back->ok == 1);
 }
 
-// ---- the simdjson fast path (runtime/src/json_simd.cpp, docs/decisions/0054) --------
+// ---- the simdjson fast path (runtime/src/builtins/json_simd.cpp, docs/decisions/0054) --------
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "support.h"
 
 using namespace wotest;

@@ -1,4 +1,4 @@
-// The small heap (runtime/src/small_heap.h, decision 0069): size classes,
+// The small heap (runtime/src/core/small_heap.h, decision 0069): size classes,
 // reuse, frees from another thread, malloc's blocks told apart, and a Text
 // that outgrows it. Off under ASan/TSan (small_alloc answers NULL there):
 // those cases then only check that.
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/src/heap.h"
-#include "runtime/src/small_heap.h"
+#include "runtime/src/core/heap.h"
+#include "runtime/src/core/small_heap.h"
 #include "wo_runtime.h"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "support.h"
 
 using namespace wotest;

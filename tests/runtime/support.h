@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "wo_runtime.h"
 
 namespace wotest {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "support.h"
 
 using namespace wotest;

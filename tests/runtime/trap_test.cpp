@@ -7,7 +7,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "runtime/src/trap.h"
+#include "runtime/src/core/trap.h"
 #include "support.h"
 
 using namespace wotest;

@@ -20,7 +20,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "../huge_pages.h"
+#include "../core/huge_pages.h"
 
 namespace wo::db {
 

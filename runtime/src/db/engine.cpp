@@ -1,5 +1,5 @@
 // Engine lifetime (open, start-up rules, close), locking, staging, and the
-// checkpoint trigger. Statements are in writes.cpp, reads.cpp and txn.cpp.
+// checkpoint trigger. Statements are in writes.cpp, reads.cpp and transactions.cpp.
 #include "engine.h"
 
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "bulk_index.h"
 #include "checkpoint.h"
 #include "model.h"

@@ -191,7 +191,7 @@ class Engine final : public store::Backend {
   bool checkpoint(bool forced);
   void checkpointer_main();    // the thread that runs automatic checkpoints
   void undo(Tx& tx);
-  void log_burnt_ids(const Tx& tx);  // mu_ held (txn.cpp)
+  void log_burnt_ids(const Tx& tx);  // mu_ held (transactions.cpp)
   void ensure_ordered(Table& t, uint32_t index);  // the ordered side of a unique index, on first use
 
   Schema schema_;

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <utility>
 
-#include "../asan_poison.h"
-#include "../trap.h"
+#include "../core/asan_poison.h"
+#include "../core/trap.h"
 #include "boot_memory.h"
 
 namespace wo::db {

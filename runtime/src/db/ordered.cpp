@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <climits>
 
-#include "../heap.h"
-#include "../trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 
 namespace wo::db {
 

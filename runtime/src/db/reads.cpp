@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "../heap.h"
-#include "../trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "engine.h"
 

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../heap.h"
-#include "../trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "model.h"
 

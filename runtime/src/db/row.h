@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../asan_poison.h"
+#include "../core/asan_poison.h"
 #include "boot_memory.h"
 #include "model.h"
 

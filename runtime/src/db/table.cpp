@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../asan_poison.h"
-#include "../heap.h"
-#include "../trap.h"
+#include "../core/asan_poison.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 
 namespace wo::db {
 

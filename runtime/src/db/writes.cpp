@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "../core/trap.h"
 #include "../sched/external_wait.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "engine.h"
 #include "frame.h"

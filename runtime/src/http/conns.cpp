@@ -45,13 +45,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../heap.h"
+#include "../core/heap.h"
+#include "../core/observe.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
 #include "../net/fd_io.h"
 #include "../net/tls.h"
-#include "../observe.h"
 #include "../sched/io.h"
-#include "../stop.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "raw_request.h"
 #include "request_parser.h"

@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../heap.h"
+#include "../core/heap.h"
 #include "../net/fd_io.h"
-#include "../trap.h"
+#include "../core/trap.h"
 #include "../sched/io.h"
 #include "raw_request.h"
 #include "request_parser.h"

@@ -10,10 +10,10 @@
 #include <cstring>
 #include <string>
 
-#include "../heap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 #include "../net/fd_io.h"
 #include "../net/tls.h"
-#include "../trap.h"
 #include "response_parser.h"
 #include "texts.h"
 

@@ -1,7 +1,7 @@
 // scratch.h: the thread-local free list of Scratch objects.
 #include "scratch.h"
 
-#include "../asan_poison.h"
+#include "../core/asan_poison.h"
 
 namespace wo::http {
 

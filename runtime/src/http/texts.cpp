@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "../heap.h"
+#include "../core/heap.h"
 
 namespace wo::http {
 

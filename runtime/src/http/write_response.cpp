@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
-#include "../heap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 #include "../net/fd_io.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "response.h"
 #include "scratch.h"

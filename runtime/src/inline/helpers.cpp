@@ -15,9 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../map_probe.h"
-#include "../small_heap.h"
-#include "../trap.h"
+#include "../builtins/map_probe.h"
+#include "../core/small_heap.h"
+#include "../core/trap.h"
 #include "helpers.h"
 
 using namespace wo::map_probe;

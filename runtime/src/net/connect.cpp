@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "../core/trap.h"
 #include "../sched/io.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "fd_io.h"
 #include "resolve.h"

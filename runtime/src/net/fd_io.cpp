@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
-#include "../observe.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "../sched/io.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "tls.h"
 #include "wo_actor.h"

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "io_outcome.h"
 #include "wo_runtime.h"
 
 namespace wo::net {
@@ -19,13 +20,6 @@ namespace wo::net {
 int checked_fd(int64_t fd, const char* what, const WoSite* site);             // BOUNDS `not a socket`
 int64_t deadline_of(int64_t ms);
 std::string text_string(const WoText* t);  // a copy of t's bytes ("" for NULL)  // CLOCK_MONOTONIC µs `ms` from now; ms <= 0: -1 (none)
-
-enum class Io {
-  Done,     // read: *got > 0 bytes; send: every byte went out
-  Eof,      // read only: the peer closed its side
-  Timeout,  // the deadline passed (or, when `dl`, a stop signal arrived: wait_fd)
-  Failed,   // a syscall failed with *err (never EAGAIN / EINTR)
-};
 
 // One read(2) of at most `max` (> 0) bytes into `buf`.
 Io read_some(int fd, char* buf, size_t max, int64_t deadline_us, bool dl, size_t* got, int* err,

@@ -15,9 +15,9 @@
 #include <cstring>
 #include <string>
 
-#include "../heap.h"
+#include "../core/heap.h"
 #include "../sched/io.h"
-#include "../trap.h"
+#include "../core/trap.h"
 #include "fd_io.h"
 #include "tls.h"
 #include "common/traps.h"

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../dynlib.h"
+#include "../core/dynlib.h"
+#include "../core/trap.h"
 #include "../sched/io.h"
-#include "../trap.h"
 #include "common/traps.h"
 
 namespace wo::net {

@@ -16,10 +16,10 @@
 #include <map>
 #include <mutex>
 
-#include "../dynlib.h"
-#include "../observe.h"
+#include "../core/dynlib.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "../sched/io.h"
-#include "../trap.h"
 #include "common/traps.h"
 #include "resolve.h"
 #include "wo_actor.h"

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fd_io.h"
+#include "io_outcome.h"
 #include "wo_runtime.h"
 
 struct ssl_ctx_st;  // OpenSSL's SSL_CTX

@@ -6,8 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "../store/schema.h"
 #include "../store/value.h"
-#include "store.h"
+#include "conn.h"
 
 namespace wo::pg {
 
@@ -44,7 +45,7 @@ std::string id_array(It first, It last) {
 }
 
 // A result that is cleared when it goes.
-struct Store::Res {
+struct Res {
   PGresult* r = nullptr;
   explicit Res(PGresult* p) : r(p) {}
   Res(Res&& o) noexcept : r(o.r) { o.r = nullptr; }

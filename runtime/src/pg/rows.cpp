@@ -11,10 +11,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../observe.h"
-#include "../trap.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "result.h"
+#include "store.h"
 
 namespace wo::pg {
 

@@ -8,11 +8,11 @@
 
 #include "result.h"
 
-#include "../observe.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "../sched/external_wait.h"
 #include "../store/order.h"
 #include "../store/value.h"
-#include "../trap.h"
 #include "common/traps.h"
 
 namespace wo::pg {
@@ -162,7 +162,7 @@ int Store::missing_ref(const Written& w) {
   return -1;
 }
 
-Store::Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
+Res Store::exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
                        const Written* written) {
   observed_outside();  // a statement: what it reads may be news (rows.cpp)
   Failure f;

@@ -23,6 +23,7 @@
 namespace wo::pg {
 
 struct Tx;
+struct Res;      // result.h: a statement's result
 struct Written;  // store.cpp: the row a write is storing
 
 class Store final : public store::Backend {
@@ -63,7 +64,6 @@ class Store final : public store::Backend {
 
  private:
   enum class Op { Read, Write, Delete };
-  struct Res;
   Res exec(const std::string& sql, const std::vector<Param>& ps, Op op, const WoSite* site,
            const Written* written = nullptr);
   [[noreturn]] void fail(const Failure& f, Op op, const WoSite* site, const Written* written = nullptr);

@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <string>
 
-#include "../asan_poison.h"
-#include "../backtrace.h"
-#include "../heap.h"
-#include "../observe.h"
-#include "../trap.h"
+#include "../core/asan_poison.h"
+#include "../core/backtrace.h"
+#include "../core/heap.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "shard_internal.h"
 #include "wo_db.h"

@@ -25,7 +25,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "../heap.h"
+#include "../core/heap.h"
 #include "shard_internal.h"
 
 namespace wo::sched {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "../cgroup.h"
+#include "../core/cgroup.h"
 
 namespace wo::sched {
 

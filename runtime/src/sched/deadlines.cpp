@@ -2,7 +2,7 @@
 // slot, so removal is O(log n) without searching.
 #include "deadlines.h"
 
-#include "sched.h"
+#include "fiber.h"
 
 namespace wo::sched {
 

@@ -10,13 +10,13 @@
 #include <cstdint>
 #include <vector>
 
-namespace wo::sched {
+#include "fiber.h"
 
-struct Fiber;
+namespace wo::sched {
 
 class ParkDeadlines {
  public:
-  static constexpr size_t kNotQueued = SIZE_MAX;
+  static constexpr size_t kNotQueued = kDeadlineNotQueued;
   // `f` wakes at `deadline_us`; `seq` orders equal deadlines (arming order,
   // shared with the time.after timers so both keep one order).
   void add(Fiber* f, int64_t deadline_us, uint64_t seq);

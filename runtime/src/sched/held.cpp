@@ -14,6 +14,7 @@
 // when it was sent (a full mailbox traps the sender then, as always).
 #include <algorithm>
 
+#include "external_wait.h"
 #include "shard_internal.h"
 #include "wo_db.h"
 

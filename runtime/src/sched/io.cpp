@@ -14,8 +14,8 @@
 #include <cstring>
 #include <string>
 
-#include "../stop.h"
-#include "../trap.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "sched.h"
 #include "wo_db.h"

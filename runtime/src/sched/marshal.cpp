@@ -6,8 +6,8 @@
 // variants) are never written, so they are shared as they are.
 #include <cstring>
 
-#include "../heap.h"
-#include "../trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 #include "sched.h"
 
 namespace wo::sched {

@@ -30,6 +30,7 @@
 
 #include "placement.h"
 
+#include "external_wait.h"
 #include "shard_internal.h"
 
 namespace wo::sched {

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "../small_heap.h"
+#include "../core/fiber_unwind.h"
+#include "../core/small_heap.h"
 #include "deadlines.h"
-#include "external_wait.h"
-#include "unwind.h"
+#include "fiber.h"
 #include "wo_actor.h"
 #include "wo_runtime.h"
 
@@ -31,39 +31,13 @@ struct Shard;
 struct Actor;
 struct CallWait;
 
-// struct Unwind (unwind.h): thrown into a fiber that must end without
+// struct Unwind (core/fiber_unwind.h): thrown into a fiber that must end without
 // running further user code.
 
 // Fiber, Actor, Shard and Runtime each start on their own cache line: they
 // are allocated one after the other but written by different shards, and
 // sharing a line made every message bounce it between cores (measured: 40%
 // more CPU per round trip with two shards).
-
-// One execution context: `main` (on its thread's own stack), a shard's
-// scheduler, or a pooled delivery fiber.
-struct alignas(64) Fiber {
-  boost::context::fiber cont;   // how to resume it while it is suspended
-  Shard* shard = nullptr;
-  uintptr_t stack_limit = 0;
-  void* tsan = nullptr;
-  const void* stack_lo = nullptr;   // the stack's bounds (for AddressSanitizer)
-  size_t stack_size = 0;
-  void* asan_fake = nullptr;
-  Actor* task = nullptr;        // delivery fibers: the actor to run next (nullptr: exit)
-  Actor* serving = nullptr;     // the actor whose receive this fiber is running
-  uint64_t park_id = 0;         // bumped at every park; stale wake-ups carry an old one
-  int64_t deadline_us = 0;      // while parked with a deadline: when it ends (ParkDeadlines)
-  uint64_t deadline_seq = 0;
-  size_t deadline_slot = ParkDeadlines::kNotQueued;
-  bool parked = false;
-  bool pooled = false;          // in its shard's idle pool (a delivery fiber between tasks)
-  bool cancel = false;          // resume by throwing Unwind
-  bool stop_proof = false;      // parked in a wait a stop signal does not end (a commit's fdatasync)
-  bool finished = false;
-  bool is_main = false;
-  bool native = false;          // runs on its thread's own stack (main, a worker's scheduler)
-  Fiber* exit_to = nullptr;     // where a finishing fiber switches
-};
 
 struct Envelope {
   uint64_t msg;                 // owned; lives in the home shard's heap

@@ -27,9 +27,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../observe.h"
-#include "../stop.h"
-#include "../trap.h"
+#include "../core/backtrace.h"
+#include "../core/observe.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "asan_fiber.h"
 #include "cpu_budget.h"
@@ -487,6 +488,18 @@ void switch_to(Fiber* from, Fiber* to) {
 
 Shard* current_shard() { return t_shard; }
 Fiber* current_fiber() { return t_cur; }
+
+}  // namespace wo::sched
+
+// core/backtrace.h's question, answered here where the fibers are known:
+// no fiber (a thread outside the scheduler) records like `main`.
+wo::StackKind wo::current_stack_kind() {
+  const sched::Fiber* f = sched::current_fiber();
+  if (!f || f->is_main) return StackKind::Main;
+  return f->serving ? StackKind::Receive : StackKind::Scheduler;
+}
+
+namespace wo::sched {
 bool started() { return g_started.load(std::memory_order_acquire); }
 int64_t mailbox_cap() { return g_rt->mailbox_cap; }
 

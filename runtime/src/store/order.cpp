@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 
 namespace wo::store {

@@ -1,7 +1,7 @@
 // Container fields between the program's heap and the store (see value.h).
 #include "value.h"
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "codec.h"
 #include "common/traps.h"
 

@@ -13,7 +13,7 @@
 #include "../pg/store.h"
 #include "../store/backend.h"
 #include "../store/order.h"
-#include "../trap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "copy.h"
 #include "mixed.h"

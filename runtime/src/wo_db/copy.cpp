@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "../db/engine.h"
+#include "../core/trap.h"
 #include "../pg/store.h"
-#include "../trap.h"
 #include "copy.h"
 #include "mixed.h"
 

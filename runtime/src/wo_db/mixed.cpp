@@ -1,8 +1,8 @@
 // A PostgreSQL WO_DATA's store: PostgreSQL and the engine side by side (mixed.h).
 #include "mixed.h"
 
-#include "../observe.h"
-#include "../trap.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 
 namespace wo::wo_db {

@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "heap.h"
-#include "observe.h"
-#include "stop.h"
-#include "trap.h"
+#include "../core/heap.h"
+#include "../core/observe.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
 #include "wo_actor.h"
 
 extern char** environ;

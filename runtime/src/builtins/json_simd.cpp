@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "base64.h"
-#include "heap.h"
+#include "../core/heap.h"
 #include "json_internal.h"
 
 namespace wo::json {

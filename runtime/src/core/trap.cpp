@@ -17,10 +17,10 @@
 
 #include "common/traps.h"
 #include "backtrace.h"
+#include "fiber_unwind.h"
 #include "heap.h"
 #include "heap_cap.h"
 #include "trap.h"
-#include "sched/unwind.h"
 
 namespace wo {
 
@@ -112,7 +112,7 @@ void wo_trap_msg(int64_t code, const WoSite* site, const char* msg) {
   wo::raise(code, site, msg);
 }
 
-// The fiber-unwind exception (sched/unwind.h) is not a trap: it is rethrown, so the
+// The fiber-unwind exception (fiber_unwind.h) is not a trap: it is rethrown, so the
 // unwinding goes on past the `try` (the landing pad's invoke of wo_catch
 // leads to the enclosing cleanups), exactly as `catch (...) { throw; }`.
 WoError* wo_catch(void* exception) {

@@ -15,16 +15,16 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gc.h"
-#include "heap.h"
+#include "../core/gc.h"
+#include "../core/heap.h"
 #include "map_probe.h"
-#include "trap.h"
+#include "../core/trap.h"
 
 using namespace wo::map_probe;
 
 namespace {
 
-// `key 42` or `key "bob"` for a KEY trap's extra line (runtime/src/backtrace.h):
+// `key 42` or `key "bob"` for a KEY trap's extra line (runtime/src/core/backtrace.h):
 // Text keys quoted with \" \\ \n \t \xNN escapes, cut after 80 bytes.
 std::string key_detail(const WoMap* m, uint64_t key) {
   if (m->key_kind != WO_ELEM_TEXT) return "key " + std::to_string(static_cast<int64_t>(key));

@@ -25,9 +25,9 @@
 
 #include "base64.h"
 #include "float_render.h"
-#include "heap.h"
+#include "../core/heap.h"
 #include "json_internal.h"
-#include "trap.h"
+#include "../core/trap.h"
 #include "wo_db.h"
 
 namespace wo::json {

@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "heap.h"
-#include "stop.h"
-#include "trap.h"
-#include "sched/sched.h"
+#include "../core/heap.h"
+#include "../core/stop.h"
+#include "../core/trap.h"
+#include "../sched/sched.h"
 #include "wo_db.h"
 
 namespace {

@@ -9,13 +9,13 @@
 #include <cstring>
 #include <string>
 
-#include "backtrace.h"
-#include "heap.h"
-#include "heap_cap.h"
-#include "trap.h"
-#include "sched/fiber_local.h"
-#include "sched/placement.h"
-#include "sched/sched.h"
+#include "../core/backtrace.h"
+#include "../core/heap.h"
+#include "../core/heap_cap.h"
+#include "../core/trap.h"
+#include "../sched/fiber_local.h"
+#include "../sched/placement.h"
+#include "../sched/sched.h"
 #include "wo_db.h"
 
 namespace {

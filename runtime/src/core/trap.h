@@ -4,32 +4,11 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "trap_record.h"
 #include "wo_runtime.h"
 
 namespace wo {
-
-// The one exception type the runtime throws for a `.wo` trap. Thrown by value,
-// caught by reference (wo_start, wo_catch, tests).
-struct Trap {
-  Trap() = default;
-  Trap(int64_t c, int64_t l, std::string fn, std::string m)
-      : code(c), line(l), method(std::move(fn)), msg(std::move(m)) {}
-  int64_t code = 0;
-  int64_t line = 0;
-  std::string method;
-  std::string msg;
-  // What only an uncaught trap in `main` prints (backtrace.h; never in
-  // `e.msg`): the site's file and column, the values that matter ("index 7,
-  // length 3") and the return addresses (of which an actor's death shows
-  // the receive's frame, docs/decisions/0092).
-  std::string file;
-  int64_t col = 0;
-  std::string detail;
-  std::vector<uintptr_t> pcs;
-};
 
 // Name/line used when a trap has no call site (allocation failure, a nil
 // receiver in a builtin that takes no WoSite, a foreign exception).

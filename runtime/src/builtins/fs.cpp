@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "heap.h"
-#include "observe.h"
-#include "trap.h"
+#include "../core/heap.h"
+#include "../core/observe.h"
+#include "../core/trap.h"
 #include "wo_actor.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "float_render.h"
-#include "heap.h"
-#include "trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 
 namespace wo {
 

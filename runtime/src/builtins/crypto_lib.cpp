@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/traps.h"
-#include "dynlib.h"
-#include "trap.h"
+#include "../core/dynlib.h"
+#include "../core/trap.h"
 
 namespace wo::crypto {
 namespace {

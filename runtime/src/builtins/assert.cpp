@@ -7,7 +7,7 @@
 #include <string>
 
 #include "float_render.h"
-#include "trap.h"
+#include "../core/trap.h"
 #include "wo_runtime.h"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "heap.h"
+#include "../core/heap.h"
 #include "text_ws.h"
-#include "trap.h"
+#include "../core/trap.h"
 
 using wo::need;
 

@@ -3,9 +3,9 @@
 // fresh Texts.
 #include <cstring>
 
-#include "heap.h"
+#include "../core/heap.h"
 #include "text_ws.h"
-#include "trap.h"
+#include "../core/trap.h"
 
 namespace {
 

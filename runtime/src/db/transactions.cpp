@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../trap.h"
+#include "../core/trap.h"
 #include "common/traps.h"
 #include "engine.h"
 #include "frame.h"

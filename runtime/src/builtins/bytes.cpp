@@ -10,8 +10,8 @@
 
 #include "base64.h"
 #include "crypto_lib.h"
-#include "heap.h"
-#include "trap.h"
+#include "../core/heap.h"
+#include "../core/trap.h"
 
 namespace {
 

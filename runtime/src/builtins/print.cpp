@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "trap.h"
+#include "../core/trap.h"
 #include "wo_actor.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // Base64 (RFC 4648, standard alphabet, `=` padding, no line breaks), shared by
 // the Bytes builtins and json (Bytes fields are base64 strings). OpenSSL's
-// block functions do the work (runtime/src/bytes.cpp); the strict rules below
+// block functions do the work (runtime/src/builtins/bytes.cpp); the strict rules below
 // are ours, checked before it is called.
 #pragma once
 #include <cstddef>

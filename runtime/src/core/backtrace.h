@@ -16,6 +16,15 @@ struct Trap;
 // False when WO_BACKTRACE=0 (read once).
 bool backtrace_enabled();
 
+// What the calling thread runs, as far as capture_backtrace cares: `main`
+// (or code on no fiber at all: a thread of its own, a C ABI user), an
+// actor's receive on a delivery fiber, or the scheduler's own code (a shard's
+// loop, a delivery fiber between receives), for which nothing is recorded.
+// Declared here and answered by the scheduler, which knows its fibers
+// (sched/shard.cpp): the core asks without including anything of sched.
+enum class StackKind { Main, Receive, Scheduler };
+StackKind current_stack_kind();
+
 // The return addresses of the calling thread's stack, innermost first, when
 // enabled and running `main` (the innermost 128) or an actor's receive
 // (the innermost 112 and the outermost 16, where the receive is: its death

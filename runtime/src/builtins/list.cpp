@@ -19,11 +19,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gc.h"
-#include "heap.h"
-#include "huge_pages.h"
-#include "inline/helpers.h"
-#include "trap.h"
+#include "../core/gc.h"
+#include "../core/heap.h"
+#include "../core/huge_pages.h"
+#include "../core/trap.h"
+#include "../inline/helpers.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sched/sched.h"
-#include "trap.h"
+#include "trap_record.h"
+#include "wo_runtime.h"
 
 namespace wo {
 namespace {
@@ -124,11 +124,11 @@ bool backtrace_enabled() {
 
 void capture_backtrace(std::vector<uintptr_t>& pcs) {
   if (!backtrace_enabled()) return;
-  sched::Fiber* f = sched::current_fiber();
-  if (f && !f->is_main && !f->serving) return;
+  StackKind kind = current_stack_kind();
+  if (kind == StackKind::Scheduler) return;
   pcs.reserve(kMaxPcs);
   Walk w{&pcs};
-  w.keep_outer = f && !f->is_main;
+  w.keep_outer = kind == StackKind::Receive;
   _Unwind_Backtrace(on_frame, &w);
   // The outermost frames, in order (innermost first, as the others).
   size_t n = std::min(w.outer_seen, kOuterPcs);
