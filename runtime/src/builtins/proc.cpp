@@ -32,7 +32,7 @@
 
 #include "../core/heap.h"
 #include "../core/observe.h"
-#include "../core/stop.h"
+#include "stop.h"
 #include "../core/trap.h"
 #include "wo_actor.h"
 

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "../core/heap.h"
-#include "../core/stop.h"
+#include "stop.h"
 #include "../core/trap.h"
 #include "../sched/sched.h"
 #include "wo_db.h"

@@ -47,7 +47,7 @@
 
 #include "../core/heap.h"
 #include "../core/observe.h"
-#include "../core/stop.h"
+#include "../builtins/stop.h"
 #include "../core/trap.h"
 #include "../net/fd_io.h"
 #include "../net/tls.h"

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "../core/stop.h"
+#include "../builtins/stop.h"
 #include "../core/trap.h"
 #include "common/traps.h"
 #include "sched.h"

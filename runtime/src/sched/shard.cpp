@@ -29,7 +29,7 @@
 
 #include "../core/backtrace.h"
 #include "../core/observe.h"
-#include "../core/stop.h"
+#include "../builtins/stop.h"
 #include "../core/trap.h"
 #include "common/traps.h"
 #include "asan_fiber.h"
