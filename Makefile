@@ -9,7 +9,7 @@ TEST_JOBS  ?= 2
 CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 
-.PHONY: all deps configure build install uninstall deb test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg bench-soak soak-web-app clean
+.PHONY: all deps configure build install uninstall deb test test-pg test-asan test-tsan fuzz fuzz-build fuzz-ownership demo bench bench-actors bench-http bench-middleware bench-middleware-cpu bench-pg bench-soak bench-compare soak-web-app clean
 
 all: build
 
@@ -110,7 +110,12 @@ bench: build
 	BUILD_DIR=$(BUILD_DIR) bash bench/libs/run.sh
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/pg/run.sh || [ $$? -eq 77 ]
 
-# The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
+# The current build against an older one on the same workloads, in one run
+# (bench/compare.sh): OLD=DIR names the older build directory.
+bench-compare: build
+	@test -n "$(OLD)" || { echo "make bench-compare OLD=DIR: DIR is an older build (bin/woc, bin/libwo_runtime.a)"; exit 2; }
+	bash bench/compare.sh $(OLD) $(BUILD_DIR)
+
 # Connection churn, the long version: 200,000 short connections against a
 # framework server per shape (one actor per connection, a worker pool,
 # App.serve), each checked for a flat VmRSS and its fds back (bench/soak).
@@ -123,6 +128,7 @@ bench-soak: build
 soak-web-app: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/soak/web-app-soak.sh
 
+# The actor workloads alone, beside Go, Erlang and Crystal (BENCH_QUICK=1: ~1 min).
 bench-actors: build
 	WOC=$(abspath $(BUILD_DIR))/bin/woc bash bench/actors/run.sh
 
