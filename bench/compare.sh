@@ -130,7 +130,7 @@ fi
 
 # ---------------------------------------------------------------- actors
 if wanted actors; then
-  declare -A args=([pingpong]="300000" [oneway]="1000000" [ring]="1000 300" [skynet]="300000" [spawn]="25000"
+  declare -A args=([pingpong]="300000" [oneway]="1000000" [ring]="1000 300" [skynet]="100000" [spawn]="25000"
                    [pairs]="4 300000")
   for w in pingpong oneway ring skynet spawn pairs; do
     build_wo "$root/bench/actors/wo/$w.wo" "$tmp/a-$w" || continue

@@ -53,8 +53,12 @@ class Backend {
 
 // The process's store: set by whoever opens one (the engine, or the
 // composition over it), NULL when none is open. Set before any statement
-// runs and cleared after the last; read by every thread.
-Backend* current();
+// runs and cleared after the last; read by every thread. Inline: every
+// statement asks (an out-of-line call cost C ABI lookups 3%).
+namespace detail {
+extern Backend* g_current;
+}  // namespace detail
+inline Backend* current() { return detail::g_current; }
 void set_current(Backend* b);
 
 }  // namespace wo::store

@@ -2,11 +2,11 @@
 #include "backend.h"
 
 namespace wo::store {
-namespace {
-Backend* g_current = nullptr;  // written only while no statement runs (open, close)
-}  // namespace
 
-Backend* current() { return g_current; }
-void set_current(Backend* b) { g_current = b; }
+namespace detail {
+Backend* g_current = nullptr;  // written only while no statement runs (open, close)
+}  // namespace detail
+
+void set_current(Backend* b) { detail::g_current = b; }
 
 }  // namespace wo::store
