@@ -70,9 +70,12 @@ uint64_t nil_word(const WoTypeDesc* t) {
 namespace {
 
 using wo::json::elem_kind_of;
+using wo::json::field_index;
 using wo::json::is_heap_type;
 using wo::json::kMaxDecodeDepth;
 using wo::json::nil_word;
+using wo::json::preset_nil_fields;
+using wo::json::store_field;
 
 constexpr int kMaxEncodeDepth = 1000;
 
@@ -522,12 +525,7 @@ struct Decoder {
     }
   }
 
-  static void store(char* field, const WoTypeDesc* t, uint64_t w) {
-    if (t->kind == WO_TY_BOOL)
-      *reinterpret_cast<unsigned char*>(field) = static_cast<unsigned char>(w != 0);
-    else
-      std::memcpy(field, &w, sizeof w);
-  }
+  static void store(char* field, const WoTypeDesc* t, uint64_t w) { store_field(field, t, w); }
 
   // An integer-shaped JSON number that fits int64.
   bool integer(uint64_t& out) {
@@ -577,20 +575,12 @@ struct Decoder {
     auto* obj = static_cast<char*>(wo_alloc(c->size, c->destroy));
     wo::OwnedGuard guard(obj);
     std::vector<bool> seen(static_cast<size_t>(c->nfields), false);
-    for (int64_t i = 0; i < c->nfields; ++i) {
-      const WoFieldDesc& f = c->fields[i];
-      if (f.type->kind == WO_TY_NULLABLE) store(obj + f.offset, f.type, nil_word(f.type->elem));
-    }
+    preset_nil_fields(obj, c);
     std::string key;
     if (!eat('}')) {
       do {
         if (!string(key) || !eat(':')) return false;
-        int64_t fi = -1;
-        for (int64_t i = 0; i < c->nfields; ++i)
-          if (std::strlen(c->fields[i].name) == key.size() && std::memcmp(c->fields[i].name, key.data(), key.size()) == 0) {
-            fi = i;
-            break;
-          }
+        int64_t fi = field_index(c, key);
         if (fi < 0) {
           if (!skip()) return false;
           continue;

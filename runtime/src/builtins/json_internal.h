@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "wo_runtime.h"
@@ -34,5 +35,28 @@ uint64_t decode_ours(const char* text, size_t len, const WoTypeDesc* type);
 // with nothing left allocated: the caller then runs our own decoder, whose
 // answer is the answer.
 bool decode_simd(const char* text, size_t len, const WoTypeDesc* type, uint64_t& out);
+
+// What both decoders do with an object decoded into a class instance:
+// a field's word stored in its slot (Bool is one byte), every nullable
+// field preset to nil before the members are read, and a member's field
+// found by name (-1: not a field, skipped).
+inline void store_field(char* field, const WoTypeDesc* t, uint64_t w) {
+  if (t->kind == WO_TY_BOOL)
+    *reinterpret_cast<unsigned char*>(field) = static_cast<unsigned char>(w != 0);
+  else
+    std::memcpy(field, &w, sizeof w);
+}
+inline void preset_nil_fields(char* obj, const WoClassDesc* c) {
+  for (int64_t i = 0; i < c->nfields; ++i) {
+    const WoFieldDesc& f = c->fields[i];
+    if (f.type->kind == WO_TY_NULLABLE) store_field(obj + f.offset, f.type, nil_word(f.type->elem));
+  }
+}
+inline int64_t field_index(const WoClassDesc* c, std::string_view key) {
+  for (int64_t i = 0; i < c->nfields; ++i)
+    if (std::strlen(c->fields[i].name) == key.size() && std::memcmp(c->fields[i].name, key.data(), key.size()) == 0)
+      return i;
+  return -1;
+}
 
 }  // namespace wo::json

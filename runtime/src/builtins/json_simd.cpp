@@ -56,12 +56,7 @@ struct Fast {
     return true;
   }
 
-  static void store(char* field, const WoTypeDesc* t, uint64_t w) {
-    if (t->kind == WO_TY_BOOL)
-      *reinterpret_cast<unsigned char*>(field) = static_cast<unsigned char>(w != 0);
-    else
-      std::memcpy(field, &w, sizeof w);
-  }
+  static void store(char* field, const WoTypeDesc* t, uint64_t w) { store_field(field, t, w); }
 
   // `closer`: the `}` or `]` of the container v is in.
   bool value(sj::value v, const WoTypeDesc* t, uint64_t& out, char closer) {
@@ -129,20 +124,12 @@ struct Fast {
     uint64_t seen_bits = 0;
     std::vector<bool> seen_many(c->nfields > 64 ? static_cast<size_t>(c->nfields) : 0, false);
     auto seen = [&](int64_t i) { return c->nfields > 64 ? bool(seen_many[static_cast<size_t>(i)]) : (seen_bits >> i) & 1; };
-    for (int64_t i = 0; i < c->nfields; ++i) {
-      const WoFieldDesc& f = c->fields[i];
-      if (f.type->kind == WO_TY_NULLABLE) store(obj + f.offset, f.type, nil_word(f.type->elem));
-    }
+    preset_nil_fields(obj, c);
     for (auto field : o) {
       std::string_view key;
       sj::value fv;
       if (field.unescaped_key().get(key) || field.value().get(fv)) return false;
-      int64_t fi = -1;
-      for (int64_t i = 0; i < c->nfields; ++i)
-        if (std::strlen(c->fields[i].name) == key.size() && std::memcmp(c->fields[i].name, key.data(), key.size()) == 0) {
-          fi = i;
-          break;
-        }
+      int64_t fi = field_index(c, key);
       if (fi < 0) {
         if (!judged(fv, '}', nullptr)) return false;
         continue;  // the iterator skips it
