@@ -23,6 +23,12 @@
 # new first in even ones), the median of each; the answers (stdout of the
 # kernels, the checksums, the totals) must be the same in both.
 #
+# BENCH_COUNT=1 adds, for the kernels and store-lang (smaller sizes), the
+# instructions each build executes (valgrind's cachegrind, one run each):
+# deterministic where time is not, so a figure WORSE in time but not in
+# instructions is where the code landed, not what it does (this VM has no
+# hardware counters for perf).
+#
 # Environment: BENCH_COMPARE_RUNS (default 5), BENCH_TOLERANCE (percent,
 # default 3), BENCH_ONLY (space-separated figure prefixes, e.g. "actors db"),
 # STORE_N (store-lang rows, default 300000), BENCH_DB_DIR (store_bench's
@@ -178,6 +184,36 @@ if wanted db; then
       done
       report "db/$fig" "ops/s" 1 "$tmp/sb-$fig.old" "$tmp/sb-$fig.new"
     done
+  fi
+fi
+
+# ---------------------------------------------------------------- instructions
+# ir PROGRAM [ENV...]: the instructions one run executes (cachegrind's I refs)
+ir() {
+  local prog=$1
+  shift
+  env "$@" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$prog" >/dev/null 2>"$tmp/cg.log" ||
+    { die_side "cachegrind of $prog failed: $(tail -2 "$tmp/cg.log")"; echo 0; return; }
+  awk '/I *refs:/ {gsub(",", "", $NF); print $NF}' "$tmp/cg.log"
+}
+if [[ ${BENCH_COUNT:-0} == 1 ]]; then
+  if ! command -v valgrind >/dev/null; then
+    die_side "BENCH_COUNT=1 needs valgrind (apt-get install valgrind)"
+  else
+    echo "  instructions (cachegrind, one run each):"
+    for src in "$root"/bench/kernels/*/main.wo; do
+      k=$(basename "$(dirname "$src")")
+      [[ -x $tmp/k-$k.old && -x $tmp/k-$k.new ]] || build_wo "$src" "$tmp/k-$k" || continue
+      ir "$tmp/k-$k.old" >"$tmp/ir.old"
+      ir "$tmp/k-$k.new" >"$tmp/ir.new"
+      report "kernel/$k" "instr" 0 "$tmp/ir.old" "$tmp/ir.new"
+    done
+    if [[ -x $tmp/sl.old && -x $tmp/sl.new ]] || build_wo "$root/bench/store-lang/main.wo" "$tmp/sl"; then
+      small=(STORE_N=30000 STORE_LOOKUPS=30000 STORE_RANGES=30000)
+      ir "$tmp/sl.old" "${small[@]}" >"$tmp/ir.old"
+      ir "$tmp/sl.new" "${small[@]}" >"$tmp/ir.new"
+      report "store-lang (30k rows)" "instr" 0 "$tmp/ir.old" "$tmp/ir.new"
+    fi
   fi
 fi
 
