@@ -37,16 +37,15 @@
 #include <utility>
 #include <vector>
 
+#include "../store/order.h"
 #include "huge.h"
 
 namespace wo::db {
 
 // A (key, id) pair with its key as a std::string: what bulk builds and sorts
-// collect (bulk_index.cpp, Table::build_ordered, reads.cpp's sorts).
-struct IndexEntry {
-  std::string key;
-  int64_t id;
-};
+// collect (bulk_index.cpp, Table::build_ordered, reads.cpp's sorts); the
+// shared one of store/order.h, whose sort_ids_by_key the sorts end with.
+using IndexEntry = store::KeyedId;
 
 // An entry of the ordered side.
 struct OrdEntry {

@@ -289,7 +289,7 @@ void Engine::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite
   Table& t = table(cls, site);
   const Field& fd = field(t, f, site);
   wo::need(ids, site);
-  std::vector<KeyedId> rows;
+  std::vector<IndexEntry> rows;
   rows.reserve(static_cast<size_t>(ids->len));
   {
     auto lk = lock_read();
@@ -299,7 +299,7 @@ void Engine::sort(uint32_t cls, WoList* ids, uint32_t f, bool desc, const WoSite
       if (!r) no_row(site);
       std::string k;
       append_key(k, fd, r->slots()[f]);
-      rows.push_back(KeyedId{std::move(k), id});
+      rows.push_back(IndexEntry{std::move(k), id});
     }
   }
   sort_ids_by_key(rows, desc, ids);

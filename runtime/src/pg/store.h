@@ -30,6 +30,7 @@ class Store final : public store::Backend {
  public:
   // The classes this store holds (the durable tables); it is asked about no other.
   const std::vector<bool>& owned() const { return owned_; }
+  const store::Schema& schema() const { return schema_; }
 
   int64_t insert(uint32_t cls, const uint64_t* values, const WoSite* site) override;
   void set(uint32_t cls, int64_t id, uint32_t field, uint64_t value, const WoSite* site) override;

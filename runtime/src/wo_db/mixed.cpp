@@ -37,11 +37,9 @@ int Mixed::open(const WoDbSchema* abi, const WoDbConfig* config, std::string* er
   cfg.data = nullptr;  // the engine keeps the rest in RAM: it has no log in this mode
   if (int rc = db::Engine::open(&ram, &cfg, err); rc != 0) return rc;
   if (!durable) return 0;  // no durable table: the engine alone is the store
-  store::Schema schema;
-  if (!store::schema_from_abi(abi, &schema, err)) return 2;  // pg::open took it: not reached
   db::Engine& engine = *db::Engine::instance();
   engine.hold_foreign(durable->owned(), durable.get());
-  g_mixed = new Mixed(engine, std::move(durable), schema);
+  g_mixed = new Mixed(engine, std::move(durable));
   store::set_current(g_mixed);
   return 0;
 }
@@ -54,31 +52,30 @@ void Mixed::close() {
   g_mixed = nullptr;
 }
 
-Mixed::Mixed(db::Engine& ram, std::unique_ptr<pg::Store> durable, const store::Schema& schema)
-    : ram_(ram), durable_(std::move(durable)), held_(durable_->owned()) {
+Mixed::Mixed(db::Engine& ram, std::unique_ptr<pg::Store> durable) : ram_(ram), durable_(std::move(durable)) {
+  const store::Schema& schema = durable_->schema();
   ram_referrers_.assign(schema.classes.size(), false);
   for (const store::ClassDef& c : schema.classes)
     for (const store::Field& fd : c.fields)
-      if (!c.durable() && fd.kind == store::Kind::Ref && held_[static_cast<size_t>(fd.ref_class)])
+      if (!c.durable() && fd.kind == store::Kind::Ref && held(static_cast<uint32_t>(fd.ref_class)))
         ram_referrers_[static_cast<size_t>(fd.ref_class)] = true;
 }
 
 store::Backend& Mixed::route(uint32_t cls, const WoSite* site) {
-  if (cls < held_.size() && held_[cls]) return *durable_;
+  if (held(cls)) return *durable_;
   observed_outside();  // a RAM table's statement (pg/rows.cpp)
-  // A transaction may touch RAM tables too: their undo is the engine's.
-  if (durable_->in_tx() && !ram_.in_tx()) ram_.begin(site);
+  open_ram_part(site);  // a transaction may touch RAM tables too: their undo is the engine's
   return ram_;
 }
 
 void Mixed::remove(uint32_t cls, int64_t id, const WoSite* site) {
-  if (cls >= held_.size() || !held_[cls] || !ram_referrers_[cls]) return route(cls, site).remove(cls, id, site);
+  if (!held(cls) || !ram_referrers_[cls]) return route(cls, site).remove(cls, id, site);
   // Rows in RAM may refer to it (a volatile table's ref): the engine counts
   // them, and deletes under its write lock, so none takes a ref to the row
   // between its check and the DELETE. Inside a block the engine's gate is
   // taken as well, until the block ends: a RAM insert elsewhere then waits
   // for the COMMIT instead of finding the row still there before it.
-  if (durable_->in_tx() && !ram_.in_tx()) ram_.begin(site);
+  open_ram_part(site);
   ram_.remove_foreign(cls, id, site, [&] { durable_->remove(cls, id, site); });
 }
 

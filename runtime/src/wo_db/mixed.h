@@ -79,16 +79,21 @@ class Mixed final : public store::Backend {
   void want_durable(uint64_t seq) override { ram_.want_durable(seq); }
   bool checkpoint_now() override { return ram_.checkpoint_now(); }
 
-  Mixed(db::Engine& ram, std::unique_ptr<pg::Store> durable, const store::Schema& schema);
+  Mixed(db::Engine& ram, std::unique_ptr<pg::Store> durable);
 
  private:
   // The back end holding `cls`. A RAM statement is news to PostgreSQL's row
   // cache (observe.h), and inside a transaction it opens the engine's side.
   store::Backend& route(uint32_t cls, const WoSite* site);
+  bool held(uint32_t cls) const { return cls < durable_->owned().size() && durable_->owned()[cls]; }
+  // Inside PostgreSQL's transaction, the engine's beside it (the RAM part's
+  // undo), opened at the block's first RAM statement.
+  void open_ram_part(const WoSite* site) {
+    if (durable_->in_tx() && !ram_.in_tx()) ram_.begin(site);
+  }
 
   db::Engine& ram_;
   std::unique_ptr<pg::Store> durable_;
-  std::vector<bool> held_;            // PostgreSQL holds the class
   std::vector<bool> ram_referrers_;   // a RAM class has a ref to this durable one
 };
 
