@@ -80,7 +80,7 @@ report() {
     }' || worse=$((worse + 1))
 }
 
-# turns ROUND CMD_OLD CMD_NEW: runs the two in this round's order
+# order ROUND: which build runs first in this round (old in odd rounds)
 order() { if (($1 % 2)); then echo "old new"; else echo "new old"; fi; }
 
 build_wo() {  # SRC OUT: with both woc's
