@@ -1,5 +1,5 @@
 // The memory floor under bench/store-lang on this machine (issue 12 item 1,
-// docs/perf.md "Through the language, round 5"): what a dependent cache miss
+// docs/perf/store-lang.md, "round 5"): what a dependent cache miss
 // and a first touch of fresh memory cost here, so that the bench's lookup and
 // insert rates can be set against what the hardware allows.
 //

@@ -8,10 +8,10 @@
 // `off`; growth reuses them (compacting to the front) before reallocating.
 //
 // A list's slots of 2 MiB or more (256Ki slots) are a mapping of their own,
-// advised huge and grown with mremap (huge_pages.h); smaller ones are malloc's. A
+// advised huge and grown with mremap (core/huge_pages.h); smaller ones are malloc's. A
 // program that reads a big list at random (`keys[r]` in a loop of lookups)
 // paid a TLB miss and a nested page walk on each read besides the cache miss
-// on malloc's 4 KiB pages (docs/perf.md, "Through the language, round 5").
+// on malloc's 4 KiB pages (docs/perf/store-lang.md, "Through the language, round 5").
 // Which of the two an allocation is follows from its size alone, cap + off
 // slots, which only wo_list_new and list_grow change. Off under ASan/TSan,
 // which must see each allocation (as the small heap).
@@ -40,7 +40,7 @@ uint64_t* base_of(const WoList* xs) { return xs->data ? xs->data - xs->off : nul
 // Whether an allocation of `slots` slots is a mapping of its own.
 bool mapped(int64_t slots) { return !kSanitizedBuild && static_cast<size_t>(slots) * sizeof(uint64_t) >= kHugePage; }
 
-// Slots count against WO_HEAP_MB (heap_cap.h): malloc's blocks by the size
+// Slots count against WO_HEAP_MB (core/heap_cap.h): malloc's blocks by the size
 // asked for (sized_alloc and friends), a mapping by its whole 2 MiB pages.
 
 // Room for `slots` slots (contents undefined), or NULL.
@@ -145,7 +145,7 @@ void wo::list_grow(WoList* xs, uint64_t pending) {
 }
 
 namespace wo {
-// The collector's view of a list: the heap elements it owns (gc.cpp).
+// The collector's view of a list: the heap elements it owns (core/gc.cpp).
 void list_trace(void* list, WoVisit visit, void* ctx) {
   auto* xs = static_cast<WoList*>(list);
   if (!WO_ELEM_IS_HEAP(xs->elem_kind)) return;

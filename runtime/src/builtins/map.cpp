@@ -61,7 +61,7 @@ void map_destroy(void* self) {
     drop_key(m, e.key);
     drop_val(m, e.val);
   }
-  // Counted against WO_HEAP_MB by their sizes (heap_cap.h): cap entries, an
+  // Counted against WO_HEAP_MB by their sizes (core/heap_cap.h): cap entries, an
   // index of index_mask + 1 slots (none while index_mask is -1).
   wo::sized_free(m->entries, static_cast<size_t>(m->cap) * sizeof(WoMapEntry));
   wo::sized_free(m->index, static_cast<size_t>(m->index_mask + 1) * sizeof(uint32_t));

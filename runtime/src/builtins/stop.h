@@ -18,7 +18,7 @@ namespace sched {
 bool stop_ends_current();
 // The stop-signal handler writes to this eventfd (-1: none) so a parked
 // `main` notices a SIGTERM/SIGINT at once; the scheduler sets it to shard
-// 0's wake-up fd while actors run (shard.cpp).
+// 0's wake-up fd while actors run (sched/shard.cpp).
 void set_stop_wake_fd(int fd);
 }  // namespace sched
 

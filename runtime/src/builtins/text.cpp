@@ -73,7 +73,7 @@ WoText* wo_text_append(WoText* a, WoText* b) {
     size_t want = std::max(needed, have * 2);
     WoText* grown;
     if (small) {  // out of the small heap for good: it only serves fixed sizes
-      grown = static_cast<WoText*>(wo::big_alloc(want));  // counted (heap_cap.h)
+      grown = static_cast<WoText*>(wo::big_alloc(want));  // counted (core/heap_cap.h)
       if (grown) {
         std::memcpy(grown, a, sizeof(WoText) + static_cast<size_t>(a->len) + 1);
         wo::small_free(a);

@@ -1,8 +1,8 @@
 // Mappings of their own on transparent huge pages, for the runtime's large
 // arrays that are read at random (a big list's slots, a unique hash's slots,
 // boot's arenas): on 4 KiB pages each random read was a TLB miss and a
-// nested page walk besides its cache miss (docs/perf.md, "Through the
-// language", rounds 3 and 5). Where the kernel gives no huge pages the
+// nested page walk besides its cache miss (docs/perf/store-lang.md,
+// "Through the language", rounds 3 and 5). Where the kernel gives no huge pages the
 // advice is ignored and this is ordinary memory.
 #pragma once
 #include <cstddef>

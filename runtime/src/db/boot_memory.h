@@ -1,5 +1,5 @@
 // Memory for boot, which fills hundreds of MiB at once (a 1M-row open took
-// 90,000 page faults, a third of its CPU time, docs/perf.md "Restart").
+// 90,000 page faults, a third of its CPU time, docs/perf/restart.md).
 //
 // - HugeAllocator: a std::allocator for large arrays (hash slots, sort
 //   buffers): from 2 MiB up they get their own mapping advised for
@@ -25,7 +25,7 @@
 namespace wo::db {
 
 inline constexpr size_t kHugeFrom = kHugePage;
-using wo::huge_map;  // huge_pages.h
+using wo::huge_map;  // core/huge_pages.h
 using wo::huge_unmap;
 
 // Memory it hands out is zeroed (a fresh mapping, or calloc), and an

@@ -37,7 +37,7 @@ uint32_t slice4(const Tables& t, uint32_t crc, const void* data, size_t n) {
   uint32_t c = ~crc;
   while (n >= 4) {
     uint32_t w;
-    std::memcpy(&w, p, 4);  // little-endian hosts only (static_assert in codec.h)
+    std::memcpy(&w, p, 4);  // little-endian hosts only (static_assert in store/codec.h)
     c ^= w;
     c = t[3][c & 0xFF] ^ t[2][(c >> 8) & 0xFF] ^ t[1][(c >> 16) & 0xFF] ^ t[0][c >> 24];
     p += 4;

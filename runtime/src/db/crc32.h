@@ -3,7 +3,7 @@
 //
 // crc32c (Castagnoli, reflected polynomial 0x82F63B78) is what frames carry
 // from store file format 3 on: SSE4.2 computes it in hardware, 5-10x the
-// table-driven IEEE CRC on this machine (docs/perf.md, bench/libs,
+// table-driven IEEE CRC on this machine (docs/perf/libraries.md, bench/libs,
 // docs/decisions/0054). crc32 (IEEE, reflected 0xEDB88320) stays to read
 // files of formats 1 and 2.
 #pragma once

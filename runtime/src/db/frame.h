@@ -7,7 +7,7 @@
 //   payload := kind:u8  class_id:u32  row_id:u64  body
 //
 // kinds 1 INSERT (body: the row), 2 REMOVE (empty), 3 UPDATE (the whole row),
-// 5 SCHEMA (the head, see schema.h; row_id = format version 1), and ours:
+// 5 SCHEMA (the head, see store/schema.h; row_id = format version 1), and ours:
 // 6 GROUP (class_id 0, row_id = n, body = n sub-records `len:u32 payload`).
 // File format 3 adds the checkpoint's frames (docs/decisions/0051):
 // 7 ROWS (class_id, row_id = n, body = n times `id:u64 row`), 8 SNAPSHOT_END

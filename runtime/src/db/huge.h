@@ -1,7 +1,7 @@
 // Row pages and ordered chunks on transparent huge pages. A lookup or
 // insert touches a few random places in tens of megabytes; on 4 KiB pages
 // each of those is also a TLB miss, whose page walk (two-dimensional under
-// a hypervisor) cost about a third of a unique-key lookup (docs/perf.md,
+// a hypervisor) cost about a third of a unique-key lookup (docs/perf/store-lang.md,
 // "Through the language, round 3"). The unique hash's slots get the same
 // from HugeAllocator (boot_memory.h); the regions here come from its
 // huge_map, so where the kernel gives no huge pages this is ordinary memory.

@@ -192,7 +192,7 @@ bool entry_before(const OrdEntry& a, const OrdEntry& b) { return entry_less(a, b
 // all 8 bytes, on key byte `byte` (7 = the most significant) and below; a
 // small range, or one down to its last byte, is finished by std::sort on
 // (key, id). In place: a scratch array as large as the list would be fresh
-// memory, whose first touch cost more than the sort (docs/perf.md).
+// memory, whose first touch cost more than the sort (docs/perf/restart.md).
 void radix_sort(OrdEntry* a, size_t n, int byte) {
   while (n > 48 && byte >= 0) {
     size_t count[256] = {};

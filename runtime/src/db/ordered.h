@@ -5,14 +5,14 @@
 // most one chunk. Each chunk's last entry is also kept in `fences_`, one
 // contiguous array, so finding the chunk is a binary search over adjacent
 // memory instead of a pointer chase per step (that chase was a third of
-// 1M-row inserts through the language, docs/perf.md).
+// 1M-row inserts through the language, docs/perf/store-lang.md).
 //
 // Entries are 24 bytes and trivially copyable: a key of up to 12 bytes
 // (every Int-shaped or Float key, nullable ones too, and short Texts) is
 // stored in the entry, a longer one on the heap, owned by the index. A
 // chunk is one fixed array, so an insert shifts it with one memmove; the
 // std::string entries this replaces were 40 bytes moved one by one, and
-// that shifting was a third of 1M-row inserts (docs/perf.md).
+// that shifting was a third of 1M-row inserts (docs/perf/store-lang.md).
 //
 // Deferred entries (decision 0084): inside a transaction the table store
 // hands new entries to defer() instead of insert(). They wait, unsorted, in
@@ -234,7 +234,7 @@ class OrderedIndex {
  private:
   // 64: a random insert loads its whole chunk (1.5 KiB) and shifts half of
   // it; 128-entry chunks moved twice that, and a 2M-insert run spent 19%
-  // more user time (docs/perf.md, "Through the language, round 5"), more than
+  // more user time (docs/perf/store-lang.md, "round 5"), more than
   // the extra splits (fences_ shifts stay in cache) and range hops cost.
   static constexpr size_t kMax = 64;
   struct Chunk {

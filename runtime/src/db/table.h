@@ -155,7 +155,7 @@ class Table {
   // A page is one block of words: the count of live rows, then 256 cells of
   // cell_words_ words, each a present flag followed by the Row itself. Rows
   // live in their page, so finding one by id is one dependent load (a page
-  // of Row pointers was a cache miss more per lookup, docs/perf.md), and an
+  // of Row pointers was a cache miss more per lookup, docs/perf/store-lang.md), and an
   // insert allocates no row of its own.
   // Pages come from the table's arena (huge.h: 2 MiB pages, so a random
   // row is not also a TLB miss) and go back to it.

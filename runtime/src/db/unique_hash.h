@@ -4,7 +4,7 @@
 // against the row's own key (Table::unique_find), so a probe touches one
 // slot run and, for long keys, the row it answers with. The std::unordered_map of
 // key strings it replaces cost a node allocation per row and two dependent
-// cache misses per probe (docs/perf.md, "Through the language").
+// cache misses per probe (docs/perf/store-lang.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -159,7 +159,7 @@ class UniqueHash {
   static constexpr uint8_t kLong = 0xFF;
   // 32 bytes: a probe that finds its key in the slot touches no row (the
   // row's page pointer, the row and its Text were three more dependent
-  // cache misses per unique-key lookup, docs/perf.md).
+  // cache misses per unique-key lookup, docs/perf/store-lang.md).
   struct Slot {
     uint64_t h;   // 0: empty (never used)
     int64_t id;   // > 0: live; -1: erased
@@ -169,8 +169,8 @@ class UniqueHash {
   static_assert(sizeof(Slot) == 32, "a slot is 32 bytes");
   // The slots, zeroed when allocated: from 2 MiB up a mapping of their own
   // advised huge (huge_map; probes are random over the whole table, and on
-  // 4 KiB pages each was a TLB miss besides the cache miss, docs/perf.md
-  // "Restart"), which doubles in place by mremap; below that calloc.
+  // 4 KiB pages each was a TLB miss besides the cache miss,
+  // docs/perf/restart.md), which doubles in place by mremap; below that calloc.
   class Slots {
    public:
     Slots() = default;
@@ -263,8 +263,8 @@ class UniqueHash {
   // n new zero ones) without a second array: a rebuild into a fresh one
   // touched twice the table's memory at each doubling, and first touches of
   // fresh memory are the dearest thing an insert does on this VM (−28% CPU
-  // of 2M inserts with the table sized up front, docs/perf.md "Through the
-  // language, round 5"). An entry's new home is its old one or that plus n.
+  // of 2M inserts with the table sized up front, docs/perf/store-lang.md
+  // "Through the language, round 5"). An entry's new home is its old one or that plus n.
   // Pass 1 takes the old entries out in probe order, from just after an
   // empty slot, and puts each at the first empty slot from its new home:
   // every slot that probe passes was dealt with already and stays filled, so

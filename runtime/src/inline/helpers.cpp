@@ -11,7 +11,7 @@
 // message) are calls to functions defined in the other runtime files;
 // nothing here builds a std::string or uses a container, so the bitcode
 // stays small and cheap to link. Releasing an object's last reference stays
-// a call (wo_release, memory.cpp): codegen inlines only the count.
+// a call (wo_release, core/memory.cpp): codegen inlines only the count.
 #include <cstdlib>
 #include <cstring>
 
@@ -36,7 +36,7 @@ extern "C" {
 // `size` is the whole object, header included; the fields start zeroed.
 WO_HOT void* wo_alloc(int64_t size, void (*destroy)(void*)) {
   if (size < static_cast<int64_t>(sizeof(WoHeader))) size = sizeof(WoHeader);
-  // Small objects from the small heap (huge pages), else malloc (small_heap.h).
+  // Small objects from the small heap (huge pages), else malloc (core/small_heap.h).
   auto* h = static_cast<WoHeader*>(wo::heap_block(static_cast<size_t>(size)));
   if (!h) [[unlikely]]
     wo::raise_oom();

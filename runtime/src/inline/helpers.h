@@ -8,7 +8,7 @@
 
 namespace wo {
 
-// Makes room for one more element of `xs` (list.cpp); on OOM releases
+// Makes room for one more element of `xs` (builtins/list.cpp); on OOM releases
 // `pending` (the value being pushed) and traps.
 [[gnu::cold, gnu::noinline]] void list_grow(WoList* xs, uint64_t pending);
 

@@ -56,7 +56,7 @@ std::string load(Cares& c) {
 }
 
 // c-ares, loaded once per process; traps IO (catchable) when it cannot be,
-// and the next lookup tries again (as crypto_lib.cpp).
+// and the next lookup tries again (as builtins/crypto_lib.cpp).
 const Cares& cares() {
   static const Cares loaded = [] {
     Cares c{};

@@ -4,7 +4,7 @@
 // a field read fetches its whole row — with the rows after it in the last
 // id list this thread's statements returned (a scan, probe, range or sort),
 // up to kBatch of them — and the next reads are served from those rows for
-// as long as the thread has observed nothing since the fetch (observe.h:
+// as long as the thread has observed nothing since the fetch (core/observe.h:
 // no fiber switch, message, read, or other statement of either store). A
 // read served so returns what a read at the fetch would have returned, and
 // nothing the program saw in between could have told it otherwise.

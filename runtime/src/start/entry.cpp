@@ -35,7 +35,7 @@ WoList* make_args(int argc, char** argv) {
 
 // `trap <code> in <fn> at line <line>: <msg>\n` on stderr, written at once,
 // then (unless WO_BACKTRACE=0) where, with which values and through which
-// calls (backtrace.h; the first line stays the one harnesses parse).
+// calls (core/backtrace.h; the first line stays the one harnesses parse).
 void report_uncaught(const wo::Trap& t) {
   std::string line = "trap " + std::to_string(t.code) + " in " + t.method + " at line " +
                      std::to_string(t.line) + ": " + t.msg + "\n" + wo::trap_extra_lines(t);

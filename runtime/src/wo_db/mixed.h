@@ -83,7 +83,7 @@ class Mixed final : public store::Backend {
 
  private:
   // The back end holding `cls`. A RAM statement is news to PostgreSQL's row
-  // cache (observe.h), and inside a transaction it opens the engine's side.
+  // cache (core/observe.h), and inside a transaction it opens the engine's side.
   store::Backend& route(uint32_t cls, const WoSite* site);
   bool held(uint32_t cls) const { return cls < durable_->owned().size() && durable_->owned()[cls]; }
   // Inside PostgreSQL's transaction, the engine's beside it (the RAM part's
