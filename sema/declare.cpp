@@ -536,7 +536,29 @@ void Checker::check_duplicates() {
   // WO-E215: the same name twice in one file; WO-E214: a class name in two files.
   std::map<std::string, std::pair<uint32_t, Loc>> class_seen;
   for (auto& mod : prog_.modules) {
+    // A fn or constant of the same name in two files of one module is legal
+    // (diagnostics.md: free fns are not checked across files) but only the
+    // first by path is ever reached: WO-W204, so it is not silent
+    // (docs/decisions/0095).
+    std::map<std::string, std::pair<uint32_t, Loc>> module_fns;
+    std::map<std::string, Loc> module_consts;
     for (auto& file : mod->files) {
+      for (auto& k : file->consts) {
+        auto [it, first] = module_consts.emplace(k.name, at(k.span));
+        if (!first)
+          diags_.report(DiagCode::W204, at(k.span),
+                        "constant `" + k.name + "` is declared again in this module; every use takes the first "
+                        "declaration's value, so this one has no effect")
+              .related.push_back({it->second, "the declaration in use"});
+      }
+      for (auto& f : file->fns) {
+        auto [it, first] = module_fns.emplace(f->sig.name, std::make_pair(file->file_id, at(f->sig.span)));
+        if (!first && it->second.first != file->file_id)
+          diags_.report(DiagCode::W204, at(f->sig.span),
+                        "fn `" + f->sig.name + "` is also declared in another file of this module; calls reach "
+                        "that one (the first file by path), so this one is never called")
+              .related.push_back({it->second.second, "the fn calls reach"});
+      }
       std::map<std::string, Loc> types_here, fns_here;
       auto type_name_once = [&](const std::string& n, const Span& s, const char* what) {
         if (types_here.count(n)) {
@@ -579,6 +601,15 @@ void Checker::check_duplicates() {
         fns_here[f->sig.name] = at(f->sig.span);
       }
       for (auto& c : file->classes) {
+        std::map<std::string, Loc> class_consts;
+        for (auto& k : c->consts) {
+          auto [it, first] = class_consts.emplace(k.name, at(k.span));
+          if (!first)
+            diags_.report(DiagCode::W204, at(k.span),
+                          "constant `" + k.name + "` is declared again in `" + c->name +
+                              "`; every use takes the first declaration's value, so this one has no effect")
+                .related.push_back({it->second, "the declaration in use"});
+        }
         std::map<std::string, Loc> methods;
         for (auto& m : c->methods) {
           if (methods.count(m->sig.name)) {

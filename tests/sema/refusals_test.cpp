@@ -91,3 +91,28 @@ TEST_CASE("refusals: insert/delete of the rows a loop walks is WO-E250, over a q
   CHECK(ds[0].related[0].loc.line == 14);
   CHECK(ds[0].related[0].loc.col == 12);
 }
+
+// docs/decisions/0095: diagnostics.md has free fns unchecked across files, so a
+// second `helper` in a sibling file compiles, but calls reach only the first
+// file's by path: a warning, not silence. The same for a constant declared
+// twice in one module (or one class): every use takes the first value.
+TEST_CASE("refusals: a fn or constant declared again in one module is WO-W204 at the one never used") {
+  const char* dir = "wo-sema-refusals-dup";
+  CHECK(wo_test::dir_diag_positions({{"a.wo", "fn helper() -> Int {\n  return 1\n}\nfn main() {\n  print_int(helper())\n}\n"},
+                                     {"b.wo", "\nfn helper() -> Int {\n  return 2\n}\n"}},
+                                    dir) == V{"WO-W204@b.wo:2:4"});
+  CHECK(wo_test::dir_diag_positions({{"a.wo", "const LIMIT = 1\nfn main() {\n  print_int(LIMIT)\n}\n"},
+                                     {"b.wo", "const LIMIT = 2\n"}},
+                                    dir) == V{"WO-W204@b.wo:1:7"});
+  // in one file: a second fn stays WO-E215; a second constant warns
+  CHECK(check("fn f() {}\nfn f() {}\nfn main() {}\n") == V{"WO-E215@2:4"});
+  CHECK(check("const N = 1\nconst N = 2\nfn main() {\n  print_int(N)\n}\n") == V{"WO-W204@2:7"});
+  CHECK(check("class C {\n  const K = 1\n  const K = 2\n  fn k() -> Int {\n    return K\n  }\n}\nfn main() {}\n") ==
+        V{"WO-W204@3:9"});
+  // the same names in two modules are two fns and two constants
+  CHECK(wo_test::dir_diag_positions({{"main.wo", "use util\nconst N = 1\nfn helper() -> Int {\n  return N\n}\n"
+                                                 "fn main() {\n  print_int(helper() + util.helper())\n}\n"},
+                                     {"util/u.wo", "const N = 2\npub fn helper() -> Int {\n  return N\n}\n"}},
+                                    dir)
+            .empty());
+}
