@@ -19,6 +19,9 @@
 #   db/NAME           bench/db/store_bench.cpp linked with each runtime: the
 #                     in-memory inserts, unique lookups and range scans
 #                     (ops/s; the durable figures are the disk's, not ours)
+#   http/MODE         bench/middleware/cpu.sh's server CPU per request (µs)
+#                     for the bare route, porch's Limiter and Idempotent:
+#                     HTTP, the framework and durable writes together
 # Each figure: RUNS rounds, the two builds in turns (old first in odd rounds,
 # new first in even ones), the median of each; the answers (stdout of the
 # kernels, the checksums, the totals) must be the same in both.
@@ -31,6 +34,7 @@
 #
 # Environment: BENCH_COMPARE_RUNS (default 5), BENCH_TOLERANCE (percent,
 # default 3), BENCH_ONLY (space-separated figure prefixes, e.g. "actors db"),
+# BENCH_HTTP_SECS (seconds per http run, default 2),
 # STORE_N (store-lang rows, default 300000), BENCH_DB_DIR (store_bench's
 # data; not tmpfs).
 #
@@ -52,7 +56,7 @@ for b in "$old" "$new"; do
 done
 runs=${BENCH_COMPARE_RUNS:-5}
 tol=${BENCH_TOLERANCE:-3}
-only=${BENCH_ONLY:-kernel store-lang actors db}
+only=${BENCH_ONLY:-kernel store-lang actors db http}
 export STORE_N=${STORE_N:-300000} STORE_LOOKUPS=${STORE_LOOKUPS:-1000000} STORE_RANGES=${STORE_RANGES:-100000}
 unset WO_SHARDS WO_MAILBOX WO_REDUCTIONS
 
@@ -183,6 +187,33 @@ if wanted db; then
         done >"$tmp/sb-$fig.$side"
       done
       report "db/$fig" "ops/s" 1 "$tmp/sb-$fig.old" "$tmp/sb-$fig.new"
+    done
+  fi
+fi
+
+# ---------------------------------------------------------------- http
+# Server CPU per request moves much less with the machine's load than
+# requests/s (bench/middleware/cpu.sh); one round of each mode per build and
+# turn, each build's own server.
+if wanted http; then
+  modes="bare limited idem"
+  if ! command -v wrk >/dev/null; then
+    die_side "http needs wrk (bash scripts/setup-deps.sh wrk)"
+  elif build_wo "$root/bench/middleware/wo" "$tmp/mw"; then
+    for ((r = 1; r <= runs; r++)); do
+      for side in $(order "$r"); do
+        BENCH_SERVER=$tmp/mw.$side BENCH_ROUNDS=1 BENCH_SECS=${BENCH_HTTP_SECS:-2} BENCH_MODES=$modes BENCH_FSYNC=0 \
+          BENCH_OUT=$tmp/mw-$side-$r bash "$root/bench/middleware/cpu.sh" >"$tmp/mw.log" 2>&1 ||
+          die_side "http round $r ($side) failed: $(grep -m2 -v '^ ' "$tmp/mw.log")"
+      done
+    done
+    for mode in $modes; do
+      for side in old new; do
+        for ((r = 1; r <= runs; r++)); do
+          awk -v m="$mode" '$1 == m && $2 ~ /^[0-9.]+$/ {print $2}' "$tmp/mw-$side-$r/middleware-cpu.txt" 2>/dev/null
+        done >"$tmp/mw-$mode.$side"
+      done
+      report "http/$mode" "µs/req" 0 "$tmp/mw-$mode.old" "$tmp/mw-$mode.new"
     done
   fi
 fi

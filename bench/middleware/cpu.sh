@@ -28,6 +28,8 @@
 #   BENCH_SECS=N       seconds per run (default 3)
 #   BENCH_MODES="..."  the modes (default: all of the above)
 #   BENCH_OUT=DIR      where middleware-cpu.txt goes (default build/bench)
+#   BENCH_SERVER=PATH  a server already built from wo/ (default: build it with WOC)
+#   BENCH_FSYNC=0      skip the raw fdatasync probe (bench/compare.sh's rounds)
 # Exit status: 0 when every run served only 2xx answers, 1 otherwise (ctest's
 # bench.middleware-cpu.smoke runs one short round of every mode).
 set -uo pipefail
@@ -50,7 +52,11 @@ trap cleanup EXIT
 failed=0
 TCK=$(getconf CLK_TCK)
 
-"$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware-cpu: woc build failed"; exit 1; }
+if [[ -n ${BENCH_SERVER:-} ]]; then
+  cp "$BENCH_SERVER" "$TMP/server"
+else
+  "$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware-cpu: woc build failed"; exit 1; }
+fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # utime + stime of every thread of PID, in clock ticks
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -62,14 +68,29 @@ measure() {
   [[ $mode == idem ]] && extra=(-s "$HERE/idem.lua")
   port=$(free_port)
   rm -rf "$TMP/data" && mkdir "$TMP/data"
+  echo "bench-middleware-cpu: $mode on port $port ($(date -u +%T))" >&2  # where a run stood, if it hangs
   WO_WAL_STATS=1 WO_SHARDS=2 WO_DATA=$TMP/data "$TMP/server" "$port" 4 "$mode" >"$TMP/$mode.log" 2>&1 &
   server=$!
   for _ in $(seq 200); do grep -qs listening "$TMP/$mode.log" && break; sleep 0.05; done
-  wrk -t2 -c64 -d1s "${extra[@]}" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
+  if ! grep -qs listening "$TMP/$mode.log"; then
+    failed=1
+    echo "bench-middleware-cpu: $mode: the server is not listening after 10 s; its log:"; tail -5 "$TMP/$mode.log"
+    kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
+    return
+  fi
+  timeout 30 wrk -t2 -c64 -d1s "${extra[@]}" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
   t0=$(cpu_ticks "$server")
-  out=$(/usr/bin/time -f 'wrkcpu %U %S' wrk -t2 -c64 -d"${SECS}s" "${extra[@]}" "http://127.0.0.1:$port/products" 2>&1)
+  out=$(/usr/bin/time -f 'wrkcpu %U %S' timeout $((SECS + 30)) wrk -t2 -c64 -d"${SECS}s" "${extra[@]}" "http://127.0.0.1:$port/products" 2>&1)
   t1=$(cpu_ticks "$server")
-  kill -TERM "$server"; wait "$server" 2>/dev/null; server=
+  kill -TERM "$server"
+  # a server that does not stop on SIGTERM is a failure to report, not a hang
+  for _ in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$server" 2>/dev/null; then
+    failed=1
+    echo "bench-middleware-cpu: $mode: the server did not stop within 10 s of SIGTERM; its log:"; tail -5 "$TMP/$mode.log"
+    kill -KILL "$server"
+  fi
+  wait "$server" 2>/dev/null; server=
   if grep -q "Non-2xx" <<<"$out" || ! grep -q "requests in" <<<"$out"; then
     failed=1
     echo "bench-middleware-cpu: $mode: errors or non-2xx answers:"; echo "$out"
@@ -87,7 +108,8 @@ median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {print
 for _ in $(seq "$ROUNDS"); do
   for mode in $MODES; do measure "$mode"; done
 done
-read -r fsyncs fsync_us < <(python3 "$HERE/fsync_rate.py" "$TMP" "$SECS" cpu)
+fsyncs=- fsync_us=-
+[[ ${BENCH_FSYNC:-1} == 0 ]] || read -r fsyncs fsync_us < <(python3 "$HERE/fsync_rate.py" "$TMP" "$SECS" cpu)
 for mode in $MODES; do
   [[ -n ${SRV[$mode]:-} ]] || failed=1  # every run of the mode failed
 done
