@@ -884,6 +884,13 @@ static void syntax_help(Diagnostic& d, const PTok& la, const PTok& pv, const std
     d.hint("`=` assigns; to compare in a condition, write `==`");
     return;
   }
+  if (pv.kind != T::PUB && std::find(expected.begin(), expected.end(), int(SK::S_AT)) != expected.end() &&
+      std::find(expected.begin(), expected.end(), int(SK::S_FN)) == expected.end() &&
+      (la.kind == T::FN || la.kind == T::CONST || la.kind == T::USE || la.kind == T::INTERFACE ||
+       la.kind == T::TYPEDEF || la.kind == T::INLINE)) {
+    d.hint("an annotation stands only before a `class` or `type` declaration (language.md §4.6); remove it here");
+    return;
+  }
   if (la.kind == T::CONST && std::find(expected.begin(), expected.end(), int(SK::S_LET)) != expected.end()) {
     d.hint("`const` declares a module-level constant; inside a function, write `let`");
     return;
@@ -1168,9 +1175,16 @@ Annotation ParseCtx::top_annotation(const Token* n, const Span& s) {
   if (a.name == "gc")
     diags.error(DiagCode::E104, s.begin,
                 "`@gc` is rejected: whether a class is garbage-collected is inferred, the annotation no longer exists");
-  else if (a.name != "table")
-    diags.report(DiagCode::W204, s.begin, "`@" + a.name + "` means nothing on a class and is ignored (only `@table` does)");
   return a;
+}
+
+// Warned about once they are known to stand before a class: before a `fn`
+// (or anything else) the syntax error is the one thing to say.
+void ParseCtx::class_annotations(const std::vector<Annotation>& as) {
+  for (const Annotation& a : as)
+    if (a.name != "table" && a.name != "gc")
+      diags.report(DiagCode::W204, a.span.begin,
+                   "`@" + a.name + "` means nothing on a class and is ignored (only `@table` does)");
 }
 
 void ParseCtx::legacy_line(const Token* w) {

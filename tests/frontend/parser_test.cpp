@@ -576,6 +576,24 @@ TEST_CASE("WO-W204: annotations and lines accepted without meaning are not silen
   CHECK(codes("class A {\n  n: Int\n  policy allow all\n}\n") == V{"WO-W204"});
 }
 
+// language.md §4.6: annotations stand only before `type`/`class`. Before a
+// `fn` the syntax error is all that is said: no WO-W204 claiming the
+// annotation sits on a class, and a help naming the rule.
+TEST_CASE("an annotation before a fn is WO-E101 with a hint, not a warning about a class") {
+  for (const char* src : {"@cached\nfn f() -> Int {\n  return 1\n}\n", "@table\nconst N = 1\n"}) {
+    auto p = parse(src);
+    INFO(src);
+    REQUIRE(p->codes() == V{"WO-E101"});
+    auto& d = p->diags->all()[0];
+    CHECK(d.loc.line == 2);
+    CHECK(d.loc.col == 1);
+    REQUIRE(d.help.size() == 1);
+    CHECK(d.help[0].find("an annotation stands only before a `class` or `type`") != std::string::npos);
+  }
+  // `pub` after the annotations still expects a class, and says so plainly
+  CHECK(codes("@cached\npub fn f() {}\n") == V{"WO-E101"});
+}
+
 // A library exports its tables (docs/decisions/0030): `pub` goes between
 // the annotations and `class`; before them it is still an error.
 TEST_CASE("@table(...) pub class is an exported table class") {
