@@ -295,6 +295,7 @@ struct File {
 
 struct Module {
   std::string path;               // "" for the main module, else "billing/tax"
+  std::string dependency;         // the dependency it belongs to ("framework" for the stdlib's); "" = the program's own
   std::vector<Ptr<File>> files;   // sorted by path
 };
 

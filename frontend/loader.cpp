@@ -280,6 +280,7 @@ LoadResult load_program(const std::string& path, SourceManager& sm, Diagnostics&
   // outside that dep (WO-E108).
   for (auto& m : res.program.modules) {
     std::string owner = owner_of(m->path, deps);
+    m->dependency = owner;
     bool own_framework = !stdlib_loaded || !means_stdlib_framework(res.program, owner, project.deps);
     for (auto& f : m->files) {
       for (auto& u : f->uses) {

@@ -727,7 +727,31 @@ bool fits(char code, const Type* t, const Type* arg0) {
 }  // namespace
 
 // The result type of builtin result code `r` (builtins.def), given the arguments.
-const Type* Checker::builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type) {
+// language.md §7.11: a program's own class named like a predeclared record
+// replaces it, but the runtime fills the record field by field (the C
+// structs of wo_runtime.h). A replacement with other fields would have an
+// Int read as Text: it must have the predeclared fields' types in the same
+// order (methods are its own), else WO-E201 at the call.
+const Type* Checker::record_result(const char* name, const std::string& builtin, Loc call) {
+  ClassInfo* pre = predeclared_.at(name);
+  ClassInfo* own = find_class(name);
+  if (own == pre) return pre->type;
+  bool same = !own->is_table && own->fields.size() == pre->fields.size();
+  for (size_t i = 0; same && i < pre->fields.size(); ++i) same = own->fields[i].type == pre->fields[i].type;
+  if (same) return own->type;
+  std::string want;
+  for (const FieldInfo& f : pre->fields) want += (want.empty() ? "" : ", ") + f.name + ": " + type_name(f.type);
+  error(DiagCode::E201, call,
+        "`" + builtin + "` fills the predeclared record `" + name + "` field by field, but the program's " +
+            "class `" + name + "` replaces it with other fields (language.md §7.11)")
+      .hint(std::string("give `") + name + "` exactly these fields, in this order" +
+            (own->is_table ? " and no `@table`" : "") + ": " + want + "; or rename the class")
+      .related.push_back({own->sym->loc, "the replacing class"});
+  return types_.poison();
+}
+
+const Type* Checker::builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type,
+                                    const std::string& builtin, Loc call) {
   bool nullable = !r.empty() && r[0] == '?';
   if (nullable) r.remove_prefix(1);
   const Type* arg0 = args.empty() ? nullptr : args[0]->base();  // `slice` of a ?multi is a multi
@@ -747,11 +771,11 @@ const Type* Checker::builtin_result(std::string_view r, const std::vector<const 
     case 'e': t = arg0 && arg0->kind == TypeKind::List ? arg0->elem : types_.poison(); break;
     case 'K': t = arg0 && arg0->kind == TypeKind::Map ? arg0->elem : types_.poison(); break;
     case 'V': t = arg0 && arg0->kind == TypeKind::Map ? arg0->value : types_.poison(); break;
-    case 'A': t = find_class("Stat")->type; break;
-    case 'D': t = find_class("TimeParts")->type; break;
-    case 'P': t = find_class("Proc")->type; break;
-    case 'Q': t = find_class("RawRequest")->type; break;
-    case 'W': t = find_class("RawResponse")->type; break;
+    case 'A': t = record_result("Stat", builtin, call); break;
+    case 'D': t = record_result("TimeParts", builtin, call); break;
+    case 'P': t = record_result("Proc", builtin, call); break;
+    case 'Q': t = record_result("RawRequest", builtin, call); break;
+    case 'W': t = record_result("RawResponse", builtin, call); break;
     case 'X': t = as_type ? as_type : types_.poison(); break;
   }
   if (t->is_poison()) return t;
@@ -822,7 +846,7 @@ const Type* Checker::check_builtin_call(ast::Expr& e, const std::string& name, c
     sym->builtin = (int)bi;
     e.sym = sym.get();
     info_.extra_symbols.push_back(std::move(sym));
-    return builtin_result(b.result, args, as_type);
+    return builtin_result(b.result, args, as_type, shown, at(e.span));
   }
   if (arity_match < 0) {
     size_t want = 0;

@@ -71,7 +71,9 @@ class Checker {
   const Type* check_binary(ast::Expr& e);
   const Type* check_call(ast::Expr& e, const Type* expected);
   const Type* check_builtin_call(ast::Expr& e, const std::string& name, const std::string& ns, const Type* as_type);
-  const Type* builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type);
+  const Type* builtin_result(std::string_view r, const std::vector<const Type*>& args, const Type* as_type,
+                             const std::string& builtin, Loc call);
+  const Type* record_result(const char* name, const std::string& builtin, Loc call);
   const Type* fixed_param_type(const std::string& ns, const std::string& name, size_t arity, size_t i);
   bool json_encodable(const Type* t);
   const Type* check_as(ast::Expr& e);

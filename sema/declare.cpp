@@ -534,7 +534,13 @@ void Checker::resolve_signature(FnInfo& fn) {
 
 void Checker::check_duplicates() {
   // WO-E215: the same name twice in one file; WO-E214: a class name in two files.
-  std::map<std::string, std::pair<uint32_t, Loc>> class_seen;
+  struct TypeSeen {
+    uint32_t file;
+    Loc loc;
+    const char* what;
+    const ast::Module* mod;
+  };
+  std::map<std::string, TypeSeen> class_seen;
   for (auto& mod : prog_.modules) {
     // A fn or constant of the same name in two files of one module is legal
     // (diagnostics.md: free fns are not checked across files) but only the
@@ -569,13 +575,27 @@ void Checker::check_duplicates() {
         types_here[n] = at(s);
         // Type names resolve program-wide (language.md §5.4), so a duplicate
         // in another file is E214 wherever that file is.
-        const std::string& key = n;
-        auto it = class_seen.find(key);
-        if (it != class_seen.end() && it->second.first != file->file_id) {
-          error(DiagCode::E214, at(s), std::string(what) + " `" + n + "` is already declared in another file")
-              .related.push_back({it->second.second, "first declared here"});
+        auto it = class_seen.find(n);
+        if (it != class_seen.end() && it->second.file != file->file_id) {
+          const TypeSeen& first = it->second;
+          if (mod->dependency.empty() != first.mod->dependency.empty()) {
+            // The program's own type against a dependency's (the framework's
+            // `Route`): said at the program's declaration, the one its
+            // author can rename.
+            const bool first_is_own = first.mod->dependency.empty();
+            const ast::Module& dep = first_is_own ? *mod : *first.mod;
+            const char* own_what = first_is_own ? first.what : what;
+            error(DiagCode::E214, first_is_own ? first.loc : at(s),
+                  std::string(own_what) + " `" + n + "` is also declared in `" + dep.path + "`, a module of `" +
+                      dep.dependency + "` that this program uses; type names are program-wide (language.md §5.4)")
+                .hint("rename this " + std::string(own_what))
+                .related.push_back({first_is_own ? at(s) : first.loc, "declared here"});
+          } else {
+            error(DiagCode::E214, at(s), std::string(what) + " `" + n + "` is already declared in another file")
+                .related.push_back({first.loc, "first declared here"});
+          }
         } else if (it == class_seen.end()) {
-          class_seen[key] = {file->file_id, at(s)};
+          class_seen[n] = {file->file_id, at(s), what, mod.get()};
         }
       };
       for (auto& c : file->classes) type_name_once(c->name, c->span, "class");
@@ -645,6 +665,11 @@ void Checker::run() {
   info_.program = &prog_;
   declare_predeclared();
   check_duplicates();
+  // Two declarations of one type name leave every use of it ambiguous: the
+  // reference's driver stops there (diagnostics.md, WO-E214), and so do we,
+  // rather than check the other module's code against the wrong class.
+  for (const Diagnostic& d : diags_.all())
+    if (d.code == DiagCode::E214) return;
   for (auto& mod : prog_.modules) modules_[mod->path];
   for (auto& mod : prog_.modules)
     for (auto& file : mod->files) declare_file(*file, mod->path);

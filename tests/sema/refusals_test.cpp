@@ -116,3 +116,35 @@ TEST_CASE("refusals: a fn or constant declared again in one module is WO-W204 at
                                     dir)
             .empty());
 }
+
+// language.md §7.11: a program's class named like a predeclared record
+// replaces it, and the runtime fills it field by field: a replacement with
+// other field types would be read as the wrong type (a Text read from an
+// Int segfaulted). WO-E201 at the builtin's call, only where one is called.
+TEST_CASE("refusals: a predeclared record replaced with other fields is WO-E201 where a builtin fills it") {
+  CHECK(check("use fs\nclass Stat {\n  size: Text\n}\nfn main() {\n  let st = fs.stat(\"x\")\n}\n") ==
+        V{"WO-E201@6:12"});
+  // one field too many, or a @table of that name: the same
+  CHECK(check("use proc\nclass Proc {\n  code: Int\n  out: Text\n  err: Text\n  more: Int\n}\nfn main() {\n"
+              "  let none: multi Text = []\n  let p = proc.run(\"true\", none)\n}\n") == V{"WO-E201@10:11"});
+  CHECK(check("use fs\n@table\nclass Stat {\n  size: Int\n  mtime: Int\n  inode: Int\n  dir: Bool\n}\nfn main() {\n"
+              "  let st = fs.stat(\"x\")\n}\n") == V{"WO-E201@10:12"});
+  // the same types in the same order (names are the class's own), with methods: it is the result
+  CHECK(check("use fs\nclass Stat {\n  size: Int\n  mtime: Int\n  inode: Int\n  dir: Bool\n"
+              "  fn big() -> Bool {\n    return self.size > 10\n  }\n}\n"
+              "fn main() {\n  let st = fs.stat(\"x\")\n  if st != nil and st.big() {\n    print(\"big\")\n  }\n}\n")
+            .empty());
+  // a class of that name in a program that never calls the builtin is just a class
+  CHECK(check("class Proc {\n  name: Text\n}\nfn main() {\n  let p = Proc { name: \"a\" }\n  print(p.name)\n}\n").empty());
+}
+
+// A program's type named like one of a dependency's (the framework's
+// `Route`): one WO-E214 at the program's declaration, and nothing from the
+// framework's code checked against the program's class.
+TEST_CASE("refusals: a type named like a dependency's is one WO-E214 at the program's declaration") {
+  auto got = wo_test::dir_diag_positions(
+      {{"main.wo", "use framework\n\nclass Route {\n  path: Text\n}\n\nfn main() {\n  let r = Route { path: \"/\" }\n"
+                   "  print(r.path)\n}\n"}},
+      "wo-sema-refusals-dep-clash");
+  CHECK(got == V{"WO-E214@main.wo:3:7"});
+}
