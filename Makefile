@@ -28,7 +28,7 @@ build: configure
 # `make uninstall` removes the files the last install wrote
 # ($(BUILD_DIR)/install_manifest.txt) and the directories left empty.
 install: build
-	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX) --strip
 
 uninstall:
 	@test -f $(BUILD_DIR)/install_manifest.txt || { echo "make uninstall: no $(BUILD_DIR)/install_manifest.txt (nothing installed from $(BUILD_DIR))"; exit 1; }

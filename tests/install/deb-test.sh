@@ -38,6 +38,7 @@ done
 
 # Its woc, extracted anywhere, finds its own stdlib and runtime.
 dpkg-deb -x "$deb" "$tmp/root"
+if readelf -S "$tmp/root/usr/bin/woc" | grep -q '\.symtab'; then bad stripped "usr/bin/woc has a .symtab"; else ok stripped; fi
 mkdir -p "$tmp/hello"
 printf 'use framework/http\n\nfn main() {\n  let r = ok_text("from the package")\n  print("${r.status} ${r.body}")\n}\n' >"$tmp/hello/main.wo"
 out=$(cd "$tmp" && env -u WO_STDLIB "$tmp/root/usr/bin/woc" run hello 2>&1)

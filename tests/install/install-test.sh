@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$root/tests/lib/expect.sh"  # ok, bad, pass, fail
 
 prefix=$tmp/prefix
-if ! out=$(cmake --install "$build" --prefix "$prefix" 2>&1); then
+if ! out=$(cmake --install "$build" --prefix "$prefix" --strip 2>&1); then  # as `make install`
   echo "FAIL cmake --install: $out"
   exit 1
 fi
@@ -27,6 +27,8 @@ for f in bin/woc lib/woc/libwo_runtime.a share/woc/stdlib/framework/README.md sh
          share/woc/editors/vscode/package.json share/woc/editors/tree-sitter-wo/grammar.js; do
   if [[ -e $prefix/$f ]]; then ok "installed $f"; else bad "installed $f" "missing"; fi
 done
+# stripped (no .symtab), and still the woc that runs, builds and reports traps below
+if readelf -S "$prefix/bin/woc" | grep -q '\.symtab'; then bad stripped "bin/woc has a .symtab"; else ok stripped; fi
 manifest=$build/install_manifest.txt
 outside=$(grep -v "^$prefix/" "$manifest")
 if [[ -z $outside ]]; then ok manifest-in-prefix; else bad manifest-in-prefix "$(head -3 <<<"$outside")"; fi
