@@ -44,13 +44,24 @@ struct Pki {
     REQUIRE_MESSAGE(std::system((cmd + " 2>/dev/null").c_str()) == 0, "openssl (Debian package openssl) made no certificates");
   }
   ~Pki() { std::system(("rm -rf " + dir).c_str()); }
+  // A new key and certificate for 127.0.0.1 from the same CA, subject
+  // /CN=`cn`, renamed over cert.pem and key.pem (as a renewal tool does).
+  void renew(const std::string& cn) const {
+    std::string cmd = "cd " + dir +
+                      " && openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout new-key.pem"
+                      " -out new.csr -subj /CN=" + cn +
+                      " && openssl x509 -req -in new.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out new-cert.pem"
+                      " -days 2 -extfile ext.cnf >/dev/null 2>&1 && mv new-key.pem key.pem && mv new-cert.pem cert.pem";
+    REQUIRE(std::system((cmd + " 2>/dev/null").c_str()) == 0);
+  }
   std::string file(const char* name) const { return dir + "/" + name; }
 };
 
 // A TLS client through libssl itself: verifies the server against ca.pem
 // and 127.0.0.1, sends `request` `times` times on one session, reads until
 // the server closes. "" when the handshake fails.
-std::string tls_client(int port, const std::string& ca, const std::string& request, int times = 1) {
+std::string tls_client(int port, const std::string& ca, const std::string& request, int times = 1,
+                       std::string* subject = nullptr) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr);
   SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
@@ -60,6 +71,13 @@ std::string tls_client(int port, const std::string& ca, const std::string& reque
   std::string got;
   SSL_set_fd(ssl, fd);
   if (fd >= 0 && SSL_connect(ssl) == 1) {
+    if (subject) {  // the certificate this session was served: "/CN=..."
+      X509* peer = SSL_get1_peer_certificate(ssl);
+      char name[256] = "";
+      if (peer) X509_NAME_oneline(X509_get_subject_name(peer), name, sizeof name);
+      X509_free(peer);
+      *subject = name;
+    }
     for (int i = 0; i < times; ++i) SSL_write(ssl, request.data(), static_cast<int>(request.size()));
     char buf[4096];
     int n;
@@ -170,4 +188,34 @@ TEST_CASE("conns over TLS: certificate files that cannot be used trap IO naming 
   INFO(t.msg);
   CHECK(t.msg.find("TLS: cannot use the private key in " + pki.file("ca.key")) == 0);
   wo_net_close(l, &kSite);
+}
+
+// A service runs for months and its certificate is renewed every few: the
+// files are compared at each handshake, and a renewal on disk is what the
+// next connection gets, with no restart. A renewal that cannot be used (a
+// half-written file) leaves the keys in service as they were.
+TEST_CASE("conns over TLS: a certificate renewed on disk is served to the next connection") {
+  Pki pki;
+  TlsServer s(pki, 2000);
+  auto fetch = [&](std::string* subject) {
+    std::string reply;
+    std::thread c([&] { reply = tls_client(s.port(), pki.file("ca.pem"), "GET /c HTTP/1.1\r\nHost: a\r\n\r\n", 1, subject); });
+    CHECK(s.answer("ok", false) == "/c");
+    c.join();
+    return reply;
+  };
+  std::string subject;
+  CHECK(fetch(&subject).find("\r\n\r\nok") != std::string::npos);
+  CHECK(subject == "/CN=127.0.0.1");
+  pki.renew("renewed");
+  CHECK(fetch(&subject).find("\r\n\r\nok") != std::string::npos);
+  CHECK(subject == "/CN=renewed");
+  // A certificate file cut short: the renewed keys stay in service.
+  REQUIRE(std::system(("head -c 100 " + pki.file("cert.pem") + " > " + pki.file("cut.pem") + " && mv " +
+                       pki.file("cut.pem") + " " + pki.file("cert.pem")).c_str()) == 0);
+  CHECK(fetch(&subject).find("\r\n\r\nok") != std::string::npos);
+  CHECK(subject == "/CN=renewed");
+  pki.renew("again");
+  CHECK(fetch(&subject).find("\r\n\r\nok") != std::string::npos);
+  CHECK(subject == "/CN=again");
 }

@@ -1,8 +1,9 @@
 // TLS sessions on connection fds (tls.h, docs/decisions/0086).
 #include "tls.h"
 
-#include <sys/socket.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -12,8 +13,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "../core/dynlib.h"
@@ -194,13 +197,15 @@ int alpn_http11(SSL*, const unsigned char** out, unsigned char* outlen, const un
   return SSL_TLSEXT_ERR_OK;
 }
 
-SSL_CTX* server_ctx(const Lib& l, const std::string& cert, const std::string& key, const WoSite* site) {
-  std::string k = "server:" + cert + "\n" + key;
-  std::lock_guard lk(g_ctx_mu);
-  if (auto it = g_ctx.find(k); it != g_ctx.end()) return it->second;
+// A server context of the two PEM files, or NULL with *why saying what
+// could not be used, from which file, and OpenSSL's reason.
+SSL_CTX* load_server_ctx(const Lib& l, const std::string& cert, const std::string& key, std::string* why) {
   l.err_clear();
   SSL_CTX* ctx = l.ctx_new(l.server_method());
-  if (!ctx) config_trap("TLS: cannot make a server context: " + queued_errors(l), site);
+  if (!ctx) {
+    *why = "TLS: cannot make a server context: " + queued_errors(l);
+    return nullptr;
+  }
   common_options(l, ctx);
   std::string bad;  // what could not be used, and from which file
   if (l.ctx_use_chain_file(ctx, cert.c_str()) != 1)
@@ -210,14 +215,81 @@ SSL_CTX* server_ctx(const Lib& l, const std::string& cert, const std::string& ke
   else if (l.ctx_check_key(ctx) != 1)
     bad = "the private key in " + key + " with the certificate in " + cert;
   if (!bad.empty()) {
-    std::string why = queued_errors(l);
+    *why = "TLS: cannot use " + bad + ": " + queued_errors(l);
     l.ctx_free(ctx);
-    config_trap("TLS: cannot use " + bad + ": " + why, site);
+    return nullptr;
   }
   l.ctx_set_alpn_select_cb(ctx, alpn_http11, nullptr);
-  g_ctx[k] = ctx;
   return ctx;
 }
+
+// Which file a path names now, and which version of it: a renewal written
+// in place changes the size or mtime, one renamed into place the inode.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = -1;
+  int64_t mtime_ns = -1;  // -1 with size -1: the path could not be stat'ed
+  bool operator==(const FileId&) const = default;
+};
+
+FileId file_id(const std::string& path) {
+  FileId id;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return id;
+  id.dev = st.st_dev;
+  id.ino = st.st_ino;
+  id.size = st.st_size;
+  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return id;
+}
+
+}  // namespace
+
+// One pair of PEM files, for the process's life (never freed: shard threads
+// may still hand out sessions while static destructors run at exit). Each
+// handshake first compares the files with the ones loaded: a certificate
+// renewed on disk is served to the next connection, with no restart (a
+// service runs for months; certificates are renewed every few). Sessions
+// already open keep the context they started with (OpenSSL counts its
+// users). New files that cannot be used leave the previous keys in service,
+// said once on stderr, and are tried again when they change again.
+struct ServerKeys {
+  const std::string cert, key;
+  std::mutex mu;
+  SSL_CTX* ctx = nullptr;        // in service
+  FileId cert_id, key_id;        // of the files `ctx` was loaded from
+  FileId refused_cert, refused_key;  // the last pair that could not be used
+
+  ServerKeys(std::string c, std::string k) : cert(std::move(c)), key(std::move(k)) {}
+
+  // A session on `fd` with the keys of the files as they are now; NULL with
+  // OpenSSL's reason in *why.
+  SSL* new_ssl(const Lib& l, std::string* why) {
+    std::lock_guard lk(mu);
+    FileId c = file_id(cert), k = file_id(key);
+    if ((c != cert_id || k != key_id) && (c != refused_cert || k != refused_key)) {
+      std::string bad;
+      if (SSL_CTX* fresh = load_server_ctx(l, cert, key, &bad)) {
+        l.ctx_free(ctx);  // freed by OpenSSL once its last session ends
+        ctx = fresh;
+        cert_id = c;
+        key_id = k;
+      } else {
+        refused_cert = c;
+        refused_key = k;
+        std::fprintf(stderr, "%s (the keys loaded before stay in service)\n", bad.c_str());
+      }
+    }
+    SSL* ssl = l.ssl_new(ctx);
+    if (!ssl) *why = queued_errors(l);
+    return ssl;
+  }
+};
+
+namespace {
+
+std::map<std::string, ServerKeys*>& g_server_keys = *new std::map<std::string, ServerKeys*>;
 
 }  // namespace
 
@@ -348,16 +420,29 @@ Handshake client(int fd, const std::string& host, Verify verify, const std::stri
 }
 
 ServerKeys* server_keys(const std::string& cert, const std::string& key, const WoSite* site) {
-  return server_ctx(lib(), cert, key, site);
+  const Lib& l = lib();
+  std::lock_guard lk(g_ctx_mu);
+  ServerKeys*& keys = g_server_keys[cert + "\n" + key];
+  if (keys) return keys;
+  auto fresh = std::make_unique<ServerKeys>(cert, key);
+  // The files' versions before the load: one changed meanwhile is loaded
+  // again at the next handshake.
+  fresh->cert_id = file_id(cert);
+  fresh->key_id = file_id(key);
+  std::string why;
+  fresh->ctx = load_server_ctx(l, cert, key, &why);
+  if (!fresh->ctx) {
+    g_server_keys.erase(cert + "\n" + key);
+    config_trap(why, site);
+  }
+  keys = fresh.release();
+  return keys;
 }
 
 Handshake server(int fd, ServerKeys* keys, int64_t deadline_us, bool dl, std::string* why, const WoSite* site) {
   const Lib& l = lib();
-  SSL* ssl = l.ssl_new(keys);
-  if (!ssl) {
-    *why = queued_errors(l);
-    return Handshake::Failed;
-  }
+  SSL* ssl = keys->new_ssl(l, why);
+  if (!ssl) return Handshake::Failed;
   l.set_fd(ssl, fd);
   return handshake(l, ssl, fd, [&] { return l.accept(ssl); }, deadline_us, dl, why, site, [&] {
     if (*why == kPlainHttp) answer_plain_http(fd);
@@ -373,7 +458,8 @@ void answer_plain_http(int fd) {
 
 Session* server_session(int fd, ServerKeys* keys) {
   const Lib& l = lib();
-  SSL* ssl = l.ssl_new(keys);
+  std::string why;
+  SSL* ssl = keys->new_ssl(l, &why);
   if (!ssl) return nullptr;
   l.set_fd(ssl, fd);
   return register_session(fd, ssl);

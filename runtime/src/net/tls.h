@@ -14,15 +14,15 @@
 #include "io_outcome.h"
 #include "wo_runtime.h"
 
-struct ssl_ctx_st;  // OpenSSL's SSL_CTX
-
 namespace wo::net::tls {
 
 struct Session;
 
-// A server's certificate chain and key, loaded once per pair of PEM files
-// and kept for the process (OpenSSL's SSL_CTX).
-using ServerKeys = ssl_ctx_st;
+// A server's certificate chain and key: one per pair of PEM files, kept for
+// the process, and loaded again at the next handshake when either file has
+// changed on disk (a renewed certificate needs no restart; files that cannot
+// be used keep the previous keys in service, said once on stderr).
+struct ServerKeys;
 // The keys of two PEM files; traps IO when they cannot be used (that is the
 // server's configuration, not a client's fault), so a server asks for them
 // before it accepts anyone.
