@@ -204,13 +204,14 @@ if wanted http; then
       for side in $(order "$r"); do
         BENCH_SERVER=$tmp/mw.$side BENCH_ROUNDS=1 BENCH_SECS=${BENCH_HTTP_SECS:-2} BENCH_MODES=$modes BENCH_FSYNC=0 \
           BENCH_OUT=$tmp/mw-$side-$r bash "$root/bench/middleware/cpu.sh" >"$tmp/mw.log" 2>&1 ||
-          die_side "http round $r ($side) failed: $(grep -m2 -v '^ ' "$tmp/mw.log")"
+          die_side "http round $r ($side) failed: $(grep -m2 -E '^bench-middleware-cpu: [a-z]+: ' "$tmp/mw.log")"
       done
     done
     for mode in $modes; do
       for side in old new; do
         for ((r = 1; r <= runs; r++)); do
-          awk -v m="$mode" '$1 == m && $2 ~ /^[0-9.]+$/ {print $2}' "$tmp/mw-$side-$r/middleware-cpu.txt" 2>/dev/null
+          [[ ! -f $tmp/mw-$side-$r/middleware-cpu.txt ]] ||  # a round that died printed nothing
+            awk -v m="$mode" '$1 == m && $2 ~ /^[0-9.]+$/ {print $2}' "$tmp/mw-$side-$r/middleware-cpu.txt"
         done >"$tmp/mw-$mode.$side"
       done
       report "http/$mode" "µs/req" 0 "$tmp/mw-$mode.old" "$tmp/mw-$mode.new"

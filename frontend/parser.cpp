@@ -884,11 +884,13 @@ static void syntax_help(Diagnostic& d, const PTok& la, const PTok& pv, const std
     d.hint("`=` assigns; to compare in a condition, write `==`");
     return;
   }
+  // After top-level annotations the parser wants `type`, `class`, `pub` or `@` (not `fn`).
   if (pv.kind != T::PUB && std::find(expected.begin(), expected.end(), int(SK::S_AT)) != expected.end() &&
+      std::find(expected.begin(), expected.end(), int(SK::S_CLASS)) != expected.end() &&
       std::find(expected.begin(), expected.end(), int(SK::S_FN)) == expected.end() &&
       (la.kind == T::FN || la.kind == T::CONST || la.kind == T::USE || la.kind == T::INTERFACE ||
        la.kind == T::TYPEDEF || la.kind == T::INLINE)) {
-    d.hint("an annotation stands only before a `class` or `type` declaration (language.md §4.6); remove it here");
+    d.hint("an annotation stands only before a class, `class Name {` or `type Name {` (language.md §4.6); remove it here");
     return;
   }
   if (la.kind == T::CONST && std::find(expected.begin(), expected.end(), int(SK::S_LET)) != expected.end()) {

@@ -53,7 +53,7 @@ failed=0
 TCK=$(getconf CLK_TCK)
 
 if [[ -n ${BENCH_SERVER:-} ]]; then
-  cp "$BENCH_SERVER" "$TMP/server"
+  cp "$BENCH_SERVER" "$TMP/server" || { echo "bench-middleware-cpu: cannot copy BENCH_SERVER=$BENCH_SERVER"; exit 1; }
 else
   "$WOC" build -O2 "$HERE/wo" -o "$TMP/server" || { echo "bench-middleware-cpu: woc build failed"; exit 1; }
 fi
@@ -81,7 +81,12 @@ measure() {
   timeout 30 wrk -t2 -c64 -d1s "${extra[@]}" "http://127.0.0.1:$port/products" >/dev/null 2>&1  # warm-up
   t0=$(cpu_ticks "$server")
   out=$(/usr/bin/time -f 'wrkcpu %U %S' timeout $((SECS + 30)) wrk -t2 -c64 -d"${SECS}s" "${extra[@]}" "http://127.0.0.1:$port/products" 2>&1)
-  t1=$(cpu_ticks "$server")
+  if ! t1=$(cpu_ticks "$server" 2>/dev/null); then
+    failed=1
+    echo "bench-middleware-cpu: $mode: the server died during the run; its log:"; tail -5 "$TMP/$mode.log"
+    wait "$server" 2>/dev/null; server=
+    return
+  fi
   kill -TERM "$server"
   # a server that does not stop on SIGTERM is a failure to report, not a hang
   for _ in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
@@ -90,7 +95,14 @@ measure() {
     echo "bench-middleware-cpu: $mode: the server did not stop within 10 s of SIGTERM; its log:"; tail -5 "$TMP/$mode.log"
     kill -KILL "$server"
   fi
-  wait "$server" 2>/dev/null; server=
+  local status=0
+  wait "$server" 2>/dev/null || status=$?
+  server=
+  if ((status != 0 && status != 143 && status != 137)); then  # 143: the TERM above; 137: the KILL
+    failed=1
+    echo "bench-middleware-cpu: $mode: the server exited with status $status; its log:"; tail -5 "$TMP/$mode.log"
+    return
+  fi
   if grep -q "Non-2xx" <<<"$out" || ! grep -q "requests in" <<<"$out"; then
     failed=1
     echo "bench-middleware-cpu: $mode: errors or non-2xx answers:"; echo "$out"

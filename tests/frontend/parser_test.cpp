@@ -588,7 +588,7 @@ TEST_CASE("an annotation before a fn is WO-E101 with a hint, not a warning about
     CHECK(d.loc.line == 2);
     CHECK(d.loc.col == 1);
     REQUIRE(d.help.size() == 1);
-    CHECK(d.help[0].find("an annotation stands only before a `class` or `type`") != std::string::npos);
+    CHECK(d.help[0].find("an annotation stands only before a class") != std::string::npos);
   }
   // `pub` after the annotations still expects a class, and says so plainly
   CHECK(codes("@cached\npub fn f() {}\n") == V{"WO-E101"});

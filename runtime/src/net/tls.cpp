@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -253,32 +254,48 @@ FileId file_id(const std::string& path) {
 // service runs for months; certificates are renewed every few). Sessions
 // already open keep the context they started with (OpenSSL counts its
 // users). New files that cannot be used leave the previous keys in service,
-// said once on stderr, and are tried again when they change again.
+// said once on stderr; they are tried again when they change, and every
+// kRetryRefusedMs besides (a load can fail for a passing reason: the fd
+// limit of a busy server, memory).
 struct ServerKeys {
+  static constexpr int64_t kRetryRefusedMs = 10000;
   const std::string cert, key;
   std::mutex mu;
-  SSL_CTX* ctx = nullptr;        // in service
-  FileId cert_id, key_id;        // of the files `ctx` was loaded from
+  SSL_CTX* ctx = nullptr;            // in service
+  FileId cert_id, key_id;            // of the files `ctx` was loaded from
   FileId refused_cert, refused_key;  // the last pair that could not be used
+  int64_t refused_at_ms = 0;         // when (CLOCK_MONOTONIC)
 
   ServerKeys(std::string c, std::string k) : cert(std::move(c)), key(std::move(k)) {}
 
+  static int64_t now_ms() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  }
+
   // A session on `fd` with the keys of the files as they are now; NULL with
-  // OpenSSL's reason in *why.
+  // OpenSSL's reason in *why. The files are looked at outside the lock (two
+  // stats, against a handshake's public-key work); only a reload, rare,
+  // holds the other shards' handshakes.
   SSL* new_ssl(const Lib& l, std::string* why) {
-    std::lock_guard lk(mu);
     FileId c = file_id(cert), k = file_id(key);
-    if ((c != cert_id || k != key_id) && (c != refused_cert || k != refused_key)) {
-      std::string bad;
-      if (SSL_CTX* fresh = load_server_ctx(l, cert, key, &bad)) {
-        l.ctx_free(ctx);  // freed by OpenSSL once its last session ends
-        ctx = fresh;
-        cert_id = c;
-        key_id = k;
-      } else {
-        refused_cert = c;
-        refused_key = k;
-        std::fprintf(stderr, "%s (the keys loaded before stay in service)\n", bad.c_str());
+    std::lock_guard lk(mu);
+    if (c != cert_id || k != key_id) {
+      bool known_bad = c == refused_cert && k == refused_key;
+      if (!known_bad || now_ms() - refused_at_ms >= kRetryRefusedMs) {
+        std::string bad;
+        if (SSL_CTX* fresh = load_server_ctx(l, cert, key, &bad)) {
+          l.ctx_free(ctx);  // freed by OpenSSL once its last session ends
+          ctx = fresh;
+          cert_id = c;
+          key_id = k;
+        } else {
+          refused_cert = c;
+          refused_key = k;
+          refused_at_ms = now_ms();
+          if (!known_bad) std::fprintf(stderr, "%s (the keys loaded before stay in service)\n", bad.c_str());
+        }
       }
     }
     SSL* ssl = l.ssl_new(ctx);
