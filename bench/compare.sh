@@ -34,7 +34,8 @@
 #
 # Environment: BENCH_COMPARE_RUNS (default 5), BENCH_TOLERANCE (percent,
 # default 3), BENCH_ONLY (space-separated figure prefixes, e.g. "actors db"),
-# BENCH_HTTP_SECS (seconds per http run, default 2),
+# BENCH_HTTP_SECS (seconds per http run, default 2), BENCH_KERNELS (the
+# kernels to run, e.g. "fib json"; default all),
 # STORE_N (store-lang rows, default 300000), BENCH_DB_DIR (store_bench's
 # data; not tmpfs).
 #
@@ -103,6 +104,7 @@ echo "  (new +X%: the new build is X% better, faster or more per second; WORSE: 
 if wanted kernel; then
   for src in "$root"/bench/kernels/*/main.wo; do
     k=$(basename "$(dirname "$src")")
+    [[ -z ${BENCH_KERNELS:-} || " $BENCH_KERNELS " == *" $k "* ]] || continue
     build_wo "$src" "$tmp/k-$k" || continue
     "$tmp/k-$k.old" >"$tmp/k-$k.old.out" 2>/dev/null && "$tmp/k-$k.new" >"$tmp/k-$k.new.out" 2>/dev/null ||
       { die_side "kernel $k failed"; continue; }
@@ -235,6 +237,7 @@ if [[ ${BENCH_COUNT:-0} == 1 ]]; then
     echo "  instructions (cachegrind, one run each):"
     for src in "$root"/bench/kernels/*/main.wo; do
       k=$(basename "$(dirname "$src")")
+      [[ -z ${BENCH_KERNELS:-} || " $BENCH_KERNELS " == *" $k "* ]] || continue
       [[ -x $tmp/k-$k.old && -x $tmp/k-$k.new ]] || build_wo "$src" "$tmp/k-$k" || continue
       ir "$tmp/k-$k.old" >"$tmp/ir.old"
       ir "$tmp/k-$k.new" >"$tmp/ir.new"
