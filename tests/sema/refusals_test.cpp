@@ -148,3 +148,17 @@ TEST_CASE("refusals: a type named like a dependency's is one WO-E214 at the prog
       "wo-sema-refusals-dep-clash");
   CHECK(got == V{"WO-E214@main.wo:3:7"});
 }
+
+// `catch (e)` binds the predeclared Error; a program's class of that name is
+// another type, and "expected Error, found Error" alone explains nothing.
+TEST_CASE("refusals: expected Error, found Error says which two types share the name") {
+  auto a = wo_test::analyze_source(
+      "class Error {\n  msg: Text\n}\nfn show(e: Error) {\n  print(e.msg)\n}\n"
+      "fn main() {\n  let r = try 1 / 0 catch (e) {\n    show(e)\n    0\n  }\n  print_int(r)\n}\n",
+      "wo-sema-refusals-error-name");
+  REQUIRE(a->diags.all().size() == 1);
+  const auto& d = a->diags.all()[0];
+  CHECK(d.message == "argument 1 of `show`: expected Error, found Error");
+  REQUIRE(d.help.size() == 1);
+  CHECK(d.help[0].find("the predeclared record") != std::string::npos);
+}
