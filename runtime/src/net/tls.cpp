@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -255,24 +254,18 @@ FileId file_id(const std::string& path) {
 // already open keep the context they started with (OpenSSL counts its
 // users). New files that cannot be used leave the previous keys in service,
 // said once on stderr; they are tried again when they change, and every
-// kRetryRefusedMs besides (a load can fail for a passing reason: the fd
+// kRetryRefusedUs besides (a load can fail for a passing reason: the fd
 // limit of a busy server, memory).
 struct ServerKeys {
-  static constexpr int64_t kRetryRefusedMs = 10000;
+  static constexpr int64_t kRetryRefusedUs = 10000000;
   const std::string cert, key;
   std::mutex mu;
   SSL_CTX* ctx = nullptr;            // in service
   FileId cert_id, key_id;            // of the files `ctx` was loaded from
   FileId refused_cert, refused_key;  // the last pair that could not be used
-  int64_t refused_at_ms = 0;         // when (CLOCK_MONOTONIC)
+  int64_t refused_at_us = 0;         // when (sched::now_us)
 
   ServerKeys(std::string c, std::string k) : cert(std::move(c)), key(std::move(k)) {}
-
-  static int64_t now_ms() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-  }
 
   // A session on `fd` with the keys of the files as they are now; NULL with
   // OpenSSL's reason in *why. The files are looked at outside the lock (two
@@ -283,7 +276,7 @@ struct ServerKeys {
     std::lock_guard lk(mu);
     if (c != cert_id || k != key_id) {
       bool known_bad = c == refused_cert && k == refused_key;
-      if (!known_bad || now_ms() - refused_at_ms >= kRetryRefusedMs) {
+      if (!known_bad || sched::now_us() - refused_at_us >= kRetryRefusedUs) {
         std::string bad;
         if (SSL_CTX* fresh = load_server_ctx(l, cert, key, &bad)) {
           l.ctx_free(ctx);  // freed by OpenSSL once its last session ends
@@ -293,7 +286,7 @@ struct ServerKeys {
         } else {
           refused_cert = c;
           refused_key = k;
-          refused_at_ms = now_ms();
+          refused_at_us = sched::now_us();
           if (!known_bad) std::fprintf(stderr, "%s (the keys loaded before stay in service)\n", bad.c_str());
         }
       }
@@ -438,9 +431,9 @@ Handshake client(int fd, const std::string& host, Verify verify, const std::stri
 
 ServerKeys* server_keys(const std::string& cert, const std::string& key, const WoSite* site) {
   const Lib& l = lib();
+  std::string name = cert + "\n" + key;
   std::lock_guard lk(g_ctx_mu);
-  ServerKeys*& keys = g_server_keys[cert + "\n" + key];
-  if (keys) return keys;
+  if (auto it = g_server_keys.find(name); it != g_server_keys.end()) return it->second;
   auto fresh = std::make_unique<ServerKeys>(cert, key);
   // The files' versions before the load: one changed meanwhile is loaded
   // again at the next handshake.
@@ -448,12 +441,8 @@ ServerKeys* server_keys(const std::string& cert, const std::string& key, const W
   fresh->key_id = file_id(key);
   std::string why;
   fresh->ctx = load_server_ctx(l, cert, key, &why);
-  if (!fresh->ctx) {
-    g_server_keys.erase(cert + "\n" + key);
-    config_trap(why, site);
-  }
-  keys = fresh.release();
-  return keys;
+  if (!fresh->ctx) config_trap(why, site);
+  return g_server_keys[name] = fresh.release();
 }
 
 Handshake server(int fd, ServerKeys* keys, int64_t deadline_us, bool dl, std::string* why, const WoSite* site) {
