@@ -47,17 +47,12 @@ const Type* Checker::mismatch(Loc loc, const std::string& what, const Type* want
   if (want->is_poison() || got->is_poison()) return types_.poison();
   std::string w = type_name(want), g = type_name(got);
   Diagnostic& d = error(DiagCode::E201, loc, what + ": expected " + w + ", found " + g);
-  if (w == g) {
-    // "expected Error, found Error": a program's class named like a
-    // predeclared record is another type than the record catch (e) binds.
-    const Type* wb = want->base();
-    const Type* gb = got->base();
-    bool predeclared = (wb->kind == TypeKind::Class && wb->cls->predeclared) ||
-                       (gb->kind == TypeKind::Class && gb->cls->predeclared);
-    d.hint(predeclared ? "two types are named `" + type_name(wb) + "`: the predeclared record (what `catch (e)` and the "
-                             "builtins give) and this program's class; rename the program's class (language.md §7.11)"
-                       : "two different types have this name; rename one of them");
-  }
+  // "expected Error, found Error": a program's class named like a
+  // predeclared record is another type than the record catch (e) binds.
+  // (Two of the program's own types never share a name past WO-E214.)
+  if (w == g)
+    d.hint("two types are named `" + type_name(want->base()) + "`: the predeclared record (what `catch (e)` and "
+           "the builtins give) and this program's class; rename the program's class (language.md §7.11)");
   return types_.poison();
 }
 

@@ -42,7 +42,7 @@ class Checker {
   void warn_unused_uses();
   void resolve_signature(FnInfo& fn);
   const Type* resolve_type(const ast::TypeExpr* t);
-  void check_duplicates();
+  bool check_duplicates();  // false when a type name is declared twice (WO-E214)
   void declare_union(ast::UnionDecl& u, const std::string& module);
   void declare_interface(ast::InterfaceDecl& i, const std::string& module);
   void resolve_union(UnionInfo& u);

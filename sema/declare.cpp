@@ -532,8 +532,19 @@ void Checker::resolve_signature(FnInfo& fn) {
   }
 }
 
-void Checker::check_duplicates() {
+bool Checker::check_duplicates() {
   // WO-E215: the same name twice in one file; WO-E214: a class name in two files.
+  bool type_clash = false;
+  // A constant declared again (in its module, or in its class): every use
+  // takes the first one's value (frontend/const_subst.cpp), WO-W204 here.
+  auto const_once = [&](std::map<std::string, Loc>& seen, const ast::ConstDecl& k, const std::string& where) {
+    auto [it, first] = seen.emplace(k.name, at(k.span));
+    if (!first)
+      diags_.report(DiagCode::W204, at(k.span),
+                    "constant `" + k.name + "` is declared again in " + where +
+                        "; every use takes the first declaration's value, so this one has no effect")
+          .related.push_back({it->second, "the declaration in use"});
+  };
   struct TypeSeen {
     uint32_t file;
     Loc loc;
@@ -546,25 +557,10 @@ void Checker::check_duplicates() {
     // (diagnostics.md: free fns are not checked across files) but only the
     // first by path is ever reached: WO-W204, so it is not silent
     // (docs/decisions/0095).
-    std::map<std::string, std::pair<uint32_t, Loc>> module_fns;
+    std::map<std::string, Loc> module_fns;
     std::map<std::string, Loc> module_consts;
     for (auto& file : mod->files) {
-      for (auto& k : file->consts) {
-        auto [it, first] = module_consts.emplace(k.name, at(k.span));
-        if (!first)
-          diags_.report(DiagCode::W204, at(k.span),
-                        "constant `" + k.name + "` is declared again in this module; every use takes the first "
-                        "declaration's value, so this one has no effect")
-              .related.push_back({it->second, "the declaration in use"});
-      }
-      for (auto& f : file->fns) {
-        auto [it, first] = module_fns.emplace(f->sig.name, std::make_pair(file->file_id, at(f->sig.span)));
-        if (!first && it->second.first != file->file_id)
-          diags_.report(DiagCode::W204, at(f->sig.span),
-                        "fn `" + f->sig.name + "` is also declared in another file of this module; calls reach "
-                        "that one (the first file by path), so this one is never called")
-              .related.push_back({it->second.second, "the fn calls reach"});
-      }
+      for (auto& k : file->consts) const_once(module_consts, k, "this module");
       std::map<std::string, Loc> types_here, fns_here;
       auto type_name_once = [&](const std::string& n, const Span& s, const char* what) {
         if (types_here.count(n)) {
@@ -577,6 +573,7 @@ void Checker::check_duplicates() {
         // in another file is E214 wherever that file is.
         auto it = class_seen.find(n);
         if (it != class_seen.end() && it->second.file != file->file_id) {
+          type_clash = true;
           const TypeSeen& first = it->second;
           if (mod->dependency.empty() != first.mod->dependency.empty()) {
             // The program's own type against a dependency's (the framework's
@@ -619,17 +616,16 @@ void Checker::check_duplicates() {
           continue;
         }
         fns_here[f->sig.name] = at(f->sig.span);
+        auto [it, first] = module_fns.emplace(f->sig.name, at(f->sig.span));
+        if (!first)  // an earlier file's: fns_here caught this file's
+          diags_.report(DiagCode::W204, at(f->sig.span),
+                        "fn `" + f->sig.name + "` is also declared in another file of this module; calls reach "
+                        "that one (the first file by path), so this one is never called")
+              .related.push_back({it->second, "the fn calls reach"});
       }
       for (auto& c : file->classes) {
         std::map<std::string, Loc> class_consts;
-        for (auto& k : c->consts) {
-          auto [it, first] = class_consts.emplace(k.name, at(k.span));
-          if (!first)
-            diags_.report(DiagCode::W204, at(k.span),
-                          "constant `" + k.name + "` is declared again in `" + c->name +
-                              "`; every use takes the first declaration's value, so this one has no effect")
-                .related.push_back({it->second, "the declaration in use"});
-        }
+        for (auto& k : c->consts) const_once(class_consts, k, "`" + c->name + "`");
         std::map<std::string, Loc> methods;
         for (auto& m : c->methods) {
           if (methods.count(m->sig.name)) {
@@ -642,6 +638,7 @@ void Checker::check_duplicates() {
       }
     }
   }
+  return !type_clash;
 }
 
 ClassInfo* Checker::find_class(const std::string& name) {
@@ -664,12 +661,10 @@ FnInfo* Checker::find_fn(const std::string& name) {
 void Checker::run() {
   info_.program = &prog_;
   declare_predeclared();
-  check_duplicates();
   // Two declarations of one type name leave every use of it ambiguous: the
-  // reference's driver stops there (diagnostics.md, WO-E214), and so do we,
+  // reference's driver stops at WO-E214 (diagnostics.md), and so do we,
   // rather than check the other module's code against the wrong class.
-  for (const Diagnostic& d : diags_.all())
-    if (d.code == DiagCode::E214) return;
+  if (!check_duplicates()) return;
   for (auto& mod : prog_.modules) modules_[mod->path];
   for (auto& mod : prog_.modules)
     for (auto& file : mod->files) declare_file(*file, mod->path);
