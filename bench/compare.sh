@@ -64,10 +64,11 @@ unset WO_SHARDS WO_MAILBOX WO_REDUCTIONS
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 wanted() { [[ " $only " == *" $1 "* ]]; }
+kernel_wanted() { [[ -z ${BENCH_KERNELS:-} || " $BENCH_KERNELS " == *" $1 "* ]]; }
 failed=0 worse=0 figures=0
 die_side() { echo "bench/compare: $1" >&2; failed=1; }
 
-median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+source "$root/bench/lib/format.sh"  # median
 
 # report NAME UNIT HIGHER_IS_BETTER(0|1) OLD_FILE NEW_FILE
 report() {
@@ -104,7 +105,7 @@ echo "  (new +X%: the new build is X% better, faster or more per second; WORSE: 
 if wanted kernel; then
   for src in "$root"/bench/kernels/*/main.wo; do
     k=$(basename "$(dirname "$src")")
-    [[ -z ${BENCH_KERNELS:-} || " $BENCH_KERNELS " == *" $k "* ]] || continue
+    kernel_wanted "$k" || continue
     build_wo "$src" "$tmp/k-$k" || continue
     "$tmp/k-$k.old" >"$tmp/k-$k.old.out" 2>/dev/null && "$tmp/k-$k.new" >"$tmp/k-$k.new.out" 2>/dev/null ||
       { die_side "kernel $k failed"; continue; }
@@ -237,7 +238,7 @@ if [[ ${BENCH_COUNT:-0} == 1 ]]; then
     echo "  instructions (cachegrind, one run each):"
     for src in "$root"/bench/kernels/*/main.wo; do
       k=$(basename "$(dirname "$src")")
-      [[ -z ${BENCH_KERNELS:-} || " $BENCH_KERNELS " == *" $k "* ]] || continue
+      kernel_wanted "$k" || continue
       [[ -x $tmp/k-$k.old && -x $tmp/k-$k.new ]] || build_wo "$src" "$tmp/k-$k" || continue
       ir "$tmp/k-$k.old" >"$tmp/ir.old"
       ir "$tmp/k-$k.new" >"$tmp/ir.new"

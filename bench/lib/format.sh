@@ -3,6 +3,13 @@
 # the result tables, and the common end of a run.
 
 say() { printf '%s\n' "$*"; }
+# median [VALUE...]: the middle of the values (the upper one of an even
+# count), from the arguments (split on blanks) or else one per line on
+# stdin; "-" when there are none.
+median() {
+  { if (($#)); then printf '%s\n' $*; else cat; fi; } | awk 'NF' | sort -g |
+    awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "-")}'
+}
 have() { command -v "$1" >/dev/null; }
 failures=()    # what went wrong, printed by bench_end
 woc_failed=0   # bench_end's exit status

@@ -115,7 +115,7 @@ measure() {
   SRV[$mode]+="$(awk -v a="$t0" -v b="$t1" -v r="$req" -v t="$TCK" 'BEGIN {printf "%.2f", (b - a) / t * 1e6 / r}') "
   WRK[$mode]+="$(awk -v c="$wrk_cpu" -v r="$req" 'BEGIN {printf "%.2f", c * 1e6 / r}') "
 }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "-")}'; }
+source "$ROOT/bench/lib/format.sh"  # median
 
 for _ in $(seq "$ROUNDS"); do
   for mode in $MODES; do measure "$mode"; done
