@@ -26,12 +26,9 @@ struct Analyzed {
   std::unique_ptr<wo::sema::ProgramInfo> info;  // null when loading reported errors
 };
 
-// `dir_name` keeps each test binary's file apart from the others'.
-inline std::unique_ptr<Analyzed> analyze_source(const std::string& src, const char* dir_name) {
-  auto dir = std::filesystem::temp_directory_path() / dir_name;
-  std::filesystem::create_directories(dir);
-  auto path = dir / "main.wo";
-  std::ofstream(path) << src;
+// Loads `path` (a file, or a directory as a whole program) through the real
+// loader and runs sema when loading reported no errors.
+inline std::unique_ptr<Analyzed> analyze_path(const std::filesystem::path& path) {
   auto out = std::make_unique<Analyzed>();
   wo::LoadResult loaded = wo::load_program(path.string(), out->sm, out->diags, {});
   REQUIRE(loaded.io_error.empty());
@@ -40,20 +37,35 @@ inline std::unique_ptr<Analyzed> analyze_source(const std::string& src, const ch
   return out;
 }
 
+// `dir_name` keeps each test binary's file apart from the others'.
+inline std::unique_ptr<Analyzed> analyze_source(const std::string& src, const char* dir_name) {
+  auto dir = std::filesystem::temp_directory_path() / dir_name;
+  std::filesystem::create_directories(dir);
+  auto path = dir / "main.wo";
+  std::ofstream(path) << src;
+  return analyze_path(path);
+}
+
 // "WO-E221@5:34" per diagnostic (code @ line:column), sorted: what the
-// position tests compare.
-inline std::vector<std::string> diag_positions(const std::string& src, const char* dir_name) {
-  auto a = analyze_source(src, dir_name);
+// position tests compare. With `dir`, each position also names its file
+// relative to it ("WO-W204@b.wo:2:4").
+inline std::vector<std::string> positions(const Analyzed& a, const std::filesystem::path* dir = nullptr) {
   std::vector<std::string> out;
-  for (auto& d : a->diags.sorted())
-    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + std::to_string(d.loc.line) + ":" +
+  for (auto& d : a.diags.sorted()) {
+    std::string file = dir ? std::filesystem::relative(a.sm.get(d.loc.file).path, *dir).string() + ":" : "";
+    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + file + std::to_string(d.loc.line) + ":" +
                   std::to_string(d.loc.col));
+  }
   return out;
+}
+
+inline std::vector<std::string> diag_positions(const std::string& src, const char* dir_name) {
+  return positions(*analyze_source(src, dir_name));
 }
 
 // The same for a program of several files: `files` maps a path under the
 // program directory ("main.wo", "conf/a.wo") to its text; the directory is
-// loaded as a whole (every file of each module). "WO-W204@b.wo:2:4" each.
+// loaded as a whole (every file of each module).
 inline std::vector<std::string> dir_diag_positions(const std::map<std::string, std::string>& files,
                                                    const char* dir_name) {
   auto dir = std::filesystem::temp_directory_path() / dir_name;
@@ -62,20 +74,7 @@ inline std::vector<std::string> dir_diag_positions(const std::map<std::string, s
     std::filesystem::create_directories((dir / path).parent_path());
     std::ofstream(dir / path) << text;
   }
-  wo::SourceManager sm;
-  wo::Diagnostics diags{sm};
-  wo::LoadResult loaded = wo::load_program(dir.string(), sm, diags, {});
-  REQUIRE(loaded.io_error.empty());
-  auto program = std::make_unique<wo::ast::Program>(std::move(loaded.program));
-  std::unique_ptr<wo::sema::ProgramInfo> info;
-  if (!diags.has_errors()) info = wo::sema::analyze(*program, diags);
-  std::vector<std::string> out;
-  for (auto& d : diags.sorted()) {
-    std::string file = std::filesystem::relative(sm.get(d.loc.file).path, dir).string();
-    out.push_back(std::string(wo::diag_code_text(d.code)) + "@" + file + ":" + std::to_string(d.loc.line) + ":" +
-                  std::to_string(d.loc.col));
-  }
-  return out;
+  return positions(*analyze_path(dir), &dir);
 }
 
 }  // namespace wo_test
